@@ -1,0 +1,251 @@
+"""Phase dispatch over the immutable deal state (style.md "engine.py").
+
+``new_deal`` -> ``legal_actions`` / ``apply_action`` -> ``is_terminal`` -> ``deal_result``.
+Every function is pure: it returns a new :class:`State` and never mutates one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from . import auction, declarations
+from .actions import ActionLayout, layout_for
+from .cards import FULL_DECK, LAST_TRICK_BONUS, SHORT_DECK, card_points, cards_of, mask_str, popcount
+from .errors import IllegalActionError
+from .play import explain_illegal_card, legal_cards, trick_winner
+from .rules_config import RulesConfig
+from .scoring import DealResult, score_deal
+from .state import Phase, State
+
+
+def deck_mask(cfg: RulesConfig) -> int:
+    return SHORT_DECK if cfg.short_deck else FULL_DECK
+
+
+def new_deal(cfg: RulesConfig, dealer: int, hands: list[int] | tuple[int, ...],
+             stock: list[int] | tuple[int, ...] = (), face_down: tuple[int, ...] = ()) -> State:
+    """A deal from explicit cards. ``hands`` are bitmasks per seat; ``stock`` card ids in draw order.
+
+    Raises:
+        ValueError: wrong number of hands/cards, a card dealt twice, or a card outside the deck.
+    """
+    n = cfg.num_players
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+    if len(hands) != n:
+        raise ValueError(f"expected {n} hands, got {len(hands)}")
+    seen = 0
+    for s, h in enumerate(hands):
+        if popcount(h) != cfg.hand_size:
+            raise ValueError(f"hand of seat {s} has {popcount(h)} cards, expected {cfg.hand_size}")
+        if h & seen:
+            raise ValueError(f"card(s) {mask_str(h & seen)} dealt twice")
+        seen |= h
+    for c in stock:
+        if seen >> c & 1:
+            raise ValueError(f"card {mask_str(1 << c)} dealt twice")
+        seen |= 1 << c
+    deck = deck_mask(cfg)
+    if seen & ~deck:
+        raise ValueError(f"card(s) {mask_str(seen & ~deck)} are not in this preset's deck")
+    if seen != deck:
+        raise ValueError(f"missing card(s) {mask_str(deck & ~seen)}")
+    hands = tuple(int(h) for h in hands)
+    return State(cfg=cfg, dealer=dealer, start_hands=hands, stock=tuple(stock), phase=Phase.AUCTION,
+                 seat=(dealer + 1) % n, history=(), hands=hands, face_down=tuple(face_down))
+
+
+def deal_random(cfg: RulesConfig, rng: np.random.Generator, dealer: int = 0) -> State:
+    """Shuffle with ``rng`` (a ``numpy.random.Generator``) and deal (rules.md 2.1)."""
+    cards = np.array(cards_of(deck_mask(cfg)))
+    rng.shuffle(cards)
+    n, k = cfg.num_players, cfg.hand_size
+    hands = [sum(1 << int(c) for c in cards[s * k:(s + 1) * k]) for s in range(n)]
+    stock = tuple(int(c) for c in cards[n * k:])
+    return new_deal(cfg, dealer, hands, stock)
+
+
+def layout(state_or_cfg) -> ActionLayout:
+    cfg = state_or_cfg.cfg if isinstance(state_or_cfg, State) else state_or_cfg
+    return layout_for(cfg)
+
+
+def is_terminal(state: State) -> bool:
+    return state.phase == Phase.DONE
+
+
+def current_seat(state: State) -> int:
+    """Seat to act, or -1 when the deal is over."""
+    if state.phase == Phase.AUCTION:
+        return state.seat
+    if state.phase == Phase.PLAY:
+        if state.pending:
+            return state.pending[0][1]
+        return (state.leader + len(state.trick)) % state.n
+    return -1
+
+
+def _trick_seats(state: State) -> tuple[int, ...]:
+    return tuple((state.leader + i) % state.n for i in range(len(state.trick)))
+
+
+def legal_cards_mask(state: State) -> int:
+    """Bitmask of the cards the seat to play may play (rules.md 1.3)."""
+    me = current_seat(state)
+    cfg = state.cfg
+    hand = state.hands[me] & ~state.face_down[me] if state.face_down else state.hands[me]
+    return legal_cards(hand, state.trick, _trick_seats(state), state.contract.strain, me,
+                       cfg.partner_exemption and cfg.num_players == 4, cfg.undertrump)
+
+
+def legal_actions(state: State) -> list[int]:
+    """Legal action ids of the seat to act, ascending; empty when the deal is over."""
+    lay = layout_for(state.cfg)
+    if state.phase == Phase.AUCTION:
+        return auction.legal_calls(state, lay)
+    if state.phase == Phase.PLAY:
+        if state.pending:
+            return declarations.legal_steps(state, lay)
+        base = lay.blocks["PLAY"].start
+        return [base + c for c in cards_of(legal_cards_mask(state))]
+    return []
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """``int8[A]`` mask of legal actions (A = the layout's ``num_actions``)."""
+    lay = layout_for(state.cfg)
+    m = np.zeros(lay.num_actions, dtype=np.int8)
+    m[legal_actions(state)] = 1
+    return m
+
+
+def _explain(state: State, lay: ActionLayout, action: int) -> str:
+    block = lay.block_of[action]
+    if state.phase == Phase.AUCTION:
+        if block in ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS"):
+            return auction.explain_illegal_call(state, lay, action)
+        return "the auction is not over (rules.md 2.2)"
+    if state.pending:
+        kind = state.pending[0][0]
+        names = ("announce a class you hold (rules.md 2.4.3 item 1)",
+                 "state your height; 'height trump' only for a trump sequence (rules.md 2.4.3 item 3)",
+                 "answer the height: concede or reveal (rules.md 2.4.3 item 3)",
+                 "decide show or noshow before your card (rules.md 2.4.3 items 5-7)")
+        if block == "ANNOUNCE":
+            return f"seat {current_seat(state)} holds no combination of that class (rules.md 2.4.3 item 1)"
+        return f"a declaration decision is due: {names[kind]}"
+    if block != "PLAY":
+        return "not a legal action during the play of tricks (rules.md 2.3)"
+    me = current_seat(state)
+    cfg = state.cfg
+    hand = state.hands[me] & ~state.face_down[me] if state.face_down else state.hands[me]
+    return explain_illegal_card(hand, state.trick, _trick_seats(state), state.contract.strain, me,
+                                lay.card_of(action), cfg.partner_exemption and cfg.num_players == 4)
+
+
+def apply_action(state: State, action: int) -> State:
+    """The state after the seat to act takes ``action`` (an id of the preset's layout).
+
+    Raises:
+        IllegalActionError: the deal is over, or the action is not legal here; the message
+            names the action, the seat, the rule and the legal alternatives.
+    """
+    lay = layout_for(state.cfg)
+    action = int(action)
+    if state.phase == Phase.DONE:
+        raise IllegalActionError(_safe_describe(lay, action), -1, "the deal is over")
+    legal = legal_actions(state)
+    if action not in legal:
+        seat = current_seat(state)
+        if not 0 <= action < lay.num_actions:
+            raise IllegalActionError(str(action), seat, f"action id outside 0..{lay.num_actions - 1}",
+                                     [lay.describe(a) for a in legal])
+        raise IllegalActionError(lay.describe(action), seat, _explain(state, lay, action),
+                                 [lay.describe(a) for a in legal])
+    return _apply(state, lay, action)
+
+
+def _safe_describe(lay: ActionLayout, action: int) -> str:
+    try:
+        return lay.describe(action)
+    except ValueError:
+        return str(action)
+
+
+def _apply(state: State, lay: ActionLayout, action: int) -> State:
+    history = state.history + (action,)
+    if state.phase == Phase.AUCTION:
+        upd = auction.apply_call(state, lay, action)
+        end = upd.pop("end")
+        s = replace(state, history=history, seat=(state.seat + 1) % state.n, **upd)
+        if end == "passed_out":
+            return replace(s, phase=Phase.DONE, n_calls=len(history))
+        if end == "contract":
+            return _start_play(replace(s, contract=auction.contract_of(s, lay)))
+        return s
+    if state.pending:
+        s = declarations.apply_step(replace(state, history=history), lay, action)
+        return s
+    return _play_card(replace(state, history=history), lay.card_of(action))
+
+
+def _start_play(state: State) -> State:
+    n = state.n
+    s = replace(state, phase=Phase.PLAY, n_calls=len(state.history), play_hands=state.hands,
+                leader=state.first_hand, trick_no=0, trick=(), tricks=(0,) * n, points=(0,) * n,
+                decl=declarations.initial(n))
+    return _begin_turn(s)
+
+
+def _begin_turn(state: State) -> State:
+    seat = current_seat(state)
+    s, steps = declarations.steps_for_turn(state, seat)
+    return replace(s, pending=steps) if steps else s
+
+
+def _play_card(state: State, card: int) -> State:
+    me = current_seat(state)
+    hands = list(state.hands)
+    hands[me] &= ~(1 << card)
+    trick = state.trick + (card,)
+    s = replace(state, hands=tuple(hands), trick=trick, plays=state.plays + ((me, card),))
+    if len(trick) < state.n:
+        return _begin_turn(s)
+    cfg = state.cfg
+    strain = state.contract.strain
+    seats = tuple((state.leader + i) % state.n for i in range(state.n))
+    w = trick_winner(trick, seats, strain)
+    pts = sum(card_points(c, strain) for c in trick)
+    last = state.trick_no == cfg.num_tricks - 1
+    if last:
+        pts += LAST_TRICK_BONUS
+    tricks = list(s.tricks)
+    tricks[w] += 1
+    points = list(s.points)
+    points[w] += pts
+    broken = s.kaput_broken or (s.contract.is_kaput and w % 2 != s.contract.seat % 2)
+    s = replace(s, trick=(), leader=w, tricks=tuple(tricks), points=tuple(points), kaput_broken=broken)
+    if state.trick_no == 0:
+        s = declarations.fix_leader(s)
+    if last or (broken and state.trick_no >= 1):
+        return replace(s, phase=Phase.DONE, trick_no=state.trick_no + 1, pending=())
+    return _begin_turn(replace(s, trick_no=state.trick_no + 1))
+
+
+def deal_result(state: State) -> DealResult:
+    """The result of a finished deal (rules.md 2.5). Raises ValueError if it is not over."""
+    if state.phase != Phase.DONE:
+        raise ValueError("the deal is not over")
+    return score_deal(state)
+
+
+def action_seat_pairs(state: State) -> list[tuple[int, int]]:
+    """Replay helper: (seat, action) of every action so far, from the start of the deal."""
+    s = new_deal(state.cfg, state.dealer, state.start_hands, state.stock, state.face_down)
+    out = []
+    for a in state.history:
+        out.append((current_seat(s), a))
+        s = _apply(s, layout_for(s.cfg), a)
+    return out

@@ -1,0 +1,35 @@
+"""Exceptions raised by the rules engine, the env and the record tools."""
+
+from __future__ import annotations
+
+
+class BlotError(Exception):
+    """Base class of every error this package raises on purpose."""
+
+
+class IllegalActionError(BlotError, ValueError):
+    """An action that the rules forbid in the current state.
+
+    The message names the action, the seat, the rule (with its rules.md section) and the
+    legal alternatives.
+    """
+
+    def __init__(self, action: str, seat: int, reason: str, legal: list[str] | None = None):
+        self.action = action
+        self.seat = seat
+        self.reason = reason
+        self.legal = list(legal or [])
+        msg = f'"{action}" by seat {seat}: {reason}'
+        if self.legal:
+            shown = ", ".join(self.legal[:12])
+            more = f" (+{len(self.legal) - 12} more)" if len(self.legal) > 12 else ""
+            msg += f"; legal: {shown}{more}"
+        super().__init__(msg)
+
+
+class RecordError(BlotError, ValueError):
+    """A malformed or inconsistent deal record; the message names the field."""
+
+
+class ConfigError(BlotError, ValueError):
+    """An unknown preset or knob, or a knob value outside its domain."""

@@ -1,0 +1,206 @@
+"""Deal records (spec/deal-record.md): parse, validate, replay, and write.
+
+``load_records(path)`` reads a ``.json`` (one record or a list) or ``.jsonl`` file;
+``replay_record(obj)`` plays the actions through the engine and returns the final state
+and result; ``make_record(state)`` writes the record of a deal so far.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .actions import UnknownActionError, layout_for
+from .cards import cards_of, cards_str, mask_of, parse_cards
+from .engine import apply_action, current_seat, deal_result, is_terminal, new_deal
+from .errors import ConfigError, IllegalActionError, RecordError
+from .rules_config import KNOBS, RulesConfig, make_rules
+from .state import State
+
+FORMAT = "blot-record/1"
+MATCH_FORMAT = "blot-match/1"
+RESULT_FIELDS = ("contract", "made", "tricks", "card_points", "combinations", "score")
+
+
+def rules_from_record(obj: dict) -> RulesConfig:
+    preset = obj.get("preset")
+    if not isinstance(preset, str):
+        raise RecordError(f'field "preset": expected a preset id string, got {preset!r}')
+    rules = obj.get("rules") or {}
+    if not isinstance(rules, dict):
+        raise RecordError(f'field "rules": expected an object of knob overrides, got {type(rules).__name__}')
+    unknown = sorted(set(rules) - set(KNOBS) - {"preset"})
+    if unknown:
+        raise RecordError(f'field "rules": unknown knob(s) {unknown}')
+    try:
+        return make_rules(preset, **{k: v for k, v in rules.items() if k != "preset"})
+    except ConfigError as e:
+        field = "preset" if "preset" in str(e) and "unknown preset" in str(e) else "rules"
+        raise RecordError(f'field "{field}": {e}') from None
+    except TypeError as e:
+        raise RecordError(f'field "rules": {e}') from None
+
+
+def _parse_card_list(text: Any, field: str) -> list[int]:
+    if not isinstance(text, str):
+        raise RecordError(f'field "{field}": expected a string of cards, got {type(text).__name__}')
+    try:
+        return parse_cards(text)
+    except ValueError as e:
+        raise RecordError(f'field "{field}": {e}') from None
+
+
+def initial_state(obj: dict) -> State:
+    """The deal's state before its first action, from a record's deal fields.
+
+    Raises:
+        RecordError: a field is missing or malformed (the message names it).
+    """
+    if not isinstance(obj, dict):
+        raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
+    fmt = obj.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise RecordError(f'field "format": expected "{FORMAT}", got {fmt!r}')
+    cfg = rules_from_record(obj)
+    dealer = obj.get("dealer")
+    if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < cfg.num_players:
+        raise RecordError(f'field "dealer": expected a seat 0..{cfg.num_players - 1}, got {dealer!r}')
+    hands = obj.get("hands")
+    if not isinstance(hands, list) or len(hands) != cfg.num_players:
+        raise RecordError(f'field "hands": expected a list of {cfg.num_players} card strings')
+    parsed = [_parse_card_list(h, f"hands[{i}]") for i, h in enumerate(hands)]
+    stock = _parse_card_list(obj.get("stock", ""), "stock")
+    from .variants import hands_from_record
+
+    try:
+        masks, stock_ids, face_down = hands_from_record(cfg, parsed, stock)
+        for i, cards in enumerate(parsed):
+            if len(set(cards)) != len(cards):
+                raise ValueError(f"hands[{i}] repeats a card")
+        return new_deal(cfg, dealer, masks, stock_ids, face_down)
+    except ValueError as e:
+        raise RecordError(f'field "hands"/"stock": {e}') from None
+
+
+def parse_actions(obj: dict, cfg: RulesConfig) -> list[int]:
+    actions = obj.get("actions")
+    if not isinstance(actions, list):
+        raise RecordError('field "actions": expected a list of action strings')
+    lay = layout_for(cfg)
+    ids = []
+    for i, a in enumerate(actions):
+        try:
+            ids.append(lay.parse(a))
+        except UnknownActionError as e:
+            raise RecordError(f'field "actions"[{i}]: {e}') from None
+    return ids
+
+
+def replay_record(obj: dict) -> tuple[State, dict | None]:
+    """Play a record's actions. Returns the final state and its result JSON (None if unfinished).
+
+    Raises:
+        RecordError: malformed record, an illegal action (with its index, string, seat and
+            reason) or actions after the end of the deal.
+    """
+    state = initial_state(obj)
+    lay = layout_for(state.cfg)
+    texts = obj.get("actions")
+    for i, a in enumerate(parse_actions(obj, state.cfg)):
+        if is_terminal(state):
+            raise RecordError(f'action {i} "{texts[i]}": the deal is already over ({len(texts) - i} extra action(s))')
+        seat = current_seat(state)
+        try:
+            state = apply_action(state, a)
+        except IllegalActionError as e:
+            raise RecordError(f'action {i} "{lay.describe(a)}" by seat {seat}: {e.reason}') from None
+    if not is_terminal(state):
+        return state, None
+    return state, deal_result(state).to_json(lay.describe)
+
+
+def compare_result(expected: Any, got: dict) -> list[str]:
+    """Fields of a record's ``result`` that differ from the replay's."""
+    if not isinstance(expected, dict):
+        return [f'"result": expected an object, got {type(expected).__name__}']
+    diffs = []
+    for k in RESULT_FIELDS:
+        if k in expected and expected[k] != got[k]:
+            diffs.append(f'"result.{k}": record has {json.dumps(expected[k])}, replay gives {json.dumps(got[k])}')
+    return diffs
+
+
+def make_record(state: State, include_result: bool = True) -> dict:
+    """The deal record (spec/deal-record.md) of a deal so far; ``result`` when it is over."""
+    cfg = state.cfg
+    lay = layout_for(cfg)
+    from .variants import record_hands
+
+    hands, stock = record_hands(state)
+    rules = {k: getattr(cfg, k) for k in ("declarations", "target") if True}
+    rec = {
+        "format": FORMAT,
+        "preset": cfg.preset,
+        "rules": _rules_diff(cfg) | rules,
+        "dealer": state.dealer,
+        "hands": hands,
+        "stock": stock,
+        "actions": [lay.describe(a) for a in state.history],
+    }
+    if include_result and is_terminal(state):
+        rec["result"] = deal_result(state).to_json(lay.describe)
+    return rec
+
+
+def _rules_diff(cfg: RulesConfig) -> dict:
+    base = make_rules(cfg.preset)
+    return {k: getattr(cfg, k) for k in KNOBS if k != "preset" and getattr(cfg, k) != getattr(base, k)}
+
+
+def load_records(path: str | Path) -> list[Any]:
+    """Records in a file: a JSON object, a JSON list, or JSON Lines (``.jsonl``).
+
+    Raises:
+        RecordError: the file cannot be read or is not valid JSON (with the line number).
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise RecordError(f"cannot read {path}: {e.strerror}") from None
+    if p.suffix == ".jsonl":
+        out = []
+        for ln, line in enumerate(text.splitlines(), 1):
+            if line.strip():
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    raise RecordError(f"line {ln}: not valid JSON ({e.msg} at column {e.colno})") from None
+        return out
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise RecordError(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+    return obj if isinstance(obj, list) else [obj]
+
+
+def deal_fields(state: State) -> dict:
+    """The ``dealer``, ``hands`` and ``stock`` fields of a deal (a deal-suite entry)."""
+    from .variants import record_hands
+
+    hands, stock = record_hands(state)
+    return {"dealer": state.dealer, "hands": hands, "stock": stock}
+
+
+__all__ = [
+    "cards_of",
+    "cards_str",
+    "compare_result",
+    "deal_fields",
+    "initial_state",
+    "load_records",
+    "make_record",
+    "mask_of",
+    "replay_record",
+]

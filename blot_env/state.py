@@ -1,0 +1,143 @@
+"""The immutable deal state (rules of thumb 1 and 3): ints, tuples and bitmasks only.
+
+Transitions live in ``engine.py`` and the phase modules; they return new states built
+with :func:`dataclasses.replace` and never mutate one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import IntEnum
+
+from .combos import Combo
+from .rules_config import RulesConfig
+
+
+class Phase(IntEnum):
+    AUCTION = 0
+    PLAY = 1
+    DONE = 2
+
+
+class Step(IntEnum):
+    """Decision steps a seat takes before its card (manual declarations, deal-record.md)."""
+
+    ANNOUNCE = 0
+    HEIGHT = 1
+    ANSWER = 2
+    SHOW = 3
+
+
+class Right(IntEnum):
+    """Why a seat may decide ``show``/``noshow`` (rules.md 2.4.3 items 5-7)."""
+
+    NONE = 0
+    LEADING_PAIR = 1
+    PASS_ON = 2
+    PARTNER = 3
+
+
+DOUBLE_NAMES = ("none", "contra", "recontra")
+
+
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """The contract of a deal (rules.md 2.2 "Contract record").
+
+    ``value`` is the bid value ``b`` in the score sheet's units (tens for bazar; raw for
+    belote; 0 for the 2-player trump choices); ``kind`` is ``num``, ``kaput``,
+    ``kaput_plus``, ``take`` or ``name``; ``plus`` is N of kaput+N; ``double`` 0/1/2 for
+    none/contra/recontra; ``call`` the action id that fixed it.
+    """
+
+    seat: int
+    strain: int
+    value: int
+    kind: str
+    plus: int
+    double: int
+    call: int
+
+    @property
+    def is_kaput(self) -> bool:
+        return self.kind in ("kaput", "kaput_plus")
+
+
+@dataclass(frozen=True, slots=True)
+class Declarations:
+    """Per-seat declaration state; "announced" and "shown" are kept apart (rules.md 2.4.2).
+
+    ``announced[s]``: -1 not yet, else a class 0..4 (0 = silent). ``claim[s]``: the senior
+    instance of the announced class by true cards. ``show_set[s]``: what a show reveals
+    (RES-40). ``events``: public height-exchange events ``(seat, step, value)`` with step
+    0 height, 1 height trump, 2 concede, 3 reveal and value the stated top rank (-1 none).
+    ``decided[s]``: -1 undecided, 0 noshow, 1 show.
+    """
+
+    announced: tuple[int, ...]
+    claim: tuple[Combo | None, ...]
+    show_set: tuple[tuple[Combo, ...], ...]
+    conceded: tuple[bool, ...]
+    events: tuple[tuple[int, int, int], ...]
+    leader: int
+    rights: tuple[int, ...]
+    decided: tuple[int, ...]
+    announce_order: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """One deal, from the first call to the last card (immutable)."""
+
+    cfg: RulesConfig
+    dealer: int
+    start_hands: tuple[int, ...]
+    """Bitmask per seat when the first action is taken (the record's ``hands``)."""
+    stock: tuple[int, ...]
+    """Undealt cards in draw order (duels: the open card first)."""
+    phase: Phase
+    seat: int
+    """Seat to act in the auction (the play phase derives it)."""
+    history: tuple[int, ...]
+    hands: tuple[int, ...]
+    """Bitmask per seat of the cards held now."""
+    # auction
+    high_value: int = 0
+    high_seat: int = -1
+    high_call: int = -1
+    kaput_seen: bool = False
+    double: int = 0
+    passes: int = 0
+    round: int = 0
+    contract: Contract | None = None
+    n_calls: int = 0
+    """Number of auction calls (set when the auction ends)."""
+    # play
+    play_hands: tuple[int, ...] = ()
+    """Bitmask per seat at the start of play (combinations and blots are found here)."""
+    trick: tuple[int, ...] = ()
+    leader: int = 0
+    trick_no: int = 0
+    tricks: tuple[int, ...] = ()
+    points: tuple[int, ...] = ()
+    plays: tuple[tuple[int, int], ...] = ()
+    kaput_broken: bool = False
+    pending: tuple[tuple[int, int], ...] = ()
+    decl: Declarations | None = None
+    face_down: tuple[int, ...] = ()
+    """Open Blot: bitmask per seat of the face-down cards."""
+
+    @property
+    def n(self) -> int:
+        return self.cfg.num_players
+
+    @property
+    def first_hand(self) -> int:
+        return (self.dealer + 1) % self.cfg.num_players
+
+    def team(self, seat: int) -> int:
+        return seat % 2
+
+    def trick1_pos(self, seat: int) -> int:
+        """Position of a seat in trick-1 order (0 = first hand)."""
+        return (seat - self.first_hand) % self.cfg.num_players
