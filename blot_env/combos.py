@@ -53,9 +53,38 @@ def instances(hand: int, strain: int, long_run: str = "split", carre_table: str 
     """Every combination instance in ``hand`` (bitmask) for a contract in ``strain``.
 
     With ``long_run="split"`` every sub-run of length 3..5 of a run is an instance (the
-    player splits runs, rules.md 2.4.1); with ``"100"`` each maximal run of 3+ counts whole.
+    player splits runs, rules.md 2.4.1); with ``"100"`` each maximal run of 3+ counts whole,
+    and so does each maximal run left when the cards of held carres are taken out (a carre
+    of tens with T-J-Q-K also gives the terz J-Q-K; the conformance records of ``open``).
     Zero-value carres (7s, 8s, NT 9s) are not combinations. Ordered senior first.
     """
+    out = list(_runs(hand, strain, long_run))
+    if long_run != "split":
+        carres = [m for r, m in ((r, sum(1 << make_card(s, r) for s in range(4))) for r in range(8))
+                  if hand & m == m and _carre_value(r, strain, carre_table)]
+        seen = {c.mask for c in out}
+        for k in range(1, 1 << len(carres)):
+            rest = hand
+            for i, m in enumerate(carres):
+                if k >> i & 1:
+                    rest &= ~m
+            for c in _runs(rest, strain, long_run):
+                if c.mask not in seen:
+                    seen.add(c.mask)
+                    out.append(c)
+    for rank in range(8):
+        mask = sum(1 << make_card(s, rank) for s in range(4))
+        if hand & mask == mask:
+            v = _carre_value(rank, strain, carre_table)
+            if v:
+                order = (CARRE_ORDER_NT if strain == NT else CARRE_ORDER_TRUMP)[rank]
+                out.append(Combo(CLS_CARRE, v, mask, (1, order, rank, 0), -1, rank))
+    out.sort(key=lambda c: c.key, reverse=True)
+    return tuple(out)
+
+
+def _runs(hand: int, strain: int, long_run: str) -> list[Combo]:
+    """Sequence instances of ``hand``: sub-runs 3..5 (split) or whole maximal runs (flat)."""
     out: list[Combo] = []
     for s in range(4):
         bits = (hand >> (8 * s)) & 0xFF
@@ -83,15 +112,7 @@ def instances(hand: int, strain: int, long_run: str = "split", carre_table: str 
                 mask = ((1 << length) - 1) << (8 * s + start)
                 top = r - 1
                 out.append(Combo(cls, SEQ_VALUES[cls], mask, (0, cls, top, trump), s, top))
-    for rank in range(8):
-        mask = sum(1 << make_card(s, rank) for s in range(4))
-        if hand & mask == mask:
-            v = _carre_value(rank, strain, carre_table)
-            if v:
-                order = (CARRE_ORDER_NT if strain == NT else CARRE_ORDER_TRUMP)[rank]
-                out.append(Combo(CLS_CARRE, v, mask, (1, order, rank, 0), -1, rank))
-    out.sort(key=lambda c: c.key, reverse=True)
-    return tuple(out)
+    return out
 
 
 def has_blot(hand: int, strain: int) -> bool:
@@ -115,6 +136,8 @@ def _best_disjoint(cands: tuple[Combo, ...], used: int, i: int) -> tuple[int, tu
     return best_v, best
 
 
+@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=100_000)
 def best_set(hand: int, strain: int, long_run: str = "split", carre_table: str = "armenian",
              max_cls: int = CLS_CARRE, include: Combo | None = None) -> tuple[Combo, ...]:
     """The card-disjoint set of combinations worth most (raw), senior first.

@@ -1,5 +1,8 @@
 """Declarations: the manual announce/show protocol of rules.md 2.4.2-2.4.3 as decision
-steps, the automatic mode of 2.8, and the resolution of which combinations count.
+steps (4 players, or 2 in ``duel`` with one opponent), the automatic mode of 2.8 (also
+``duel-app`` and ``belote``), Open Blot's ``announce`` mode of 5.7.6 (one ``announce X``
+before each player's trick-1 card, from his face-up cards, no heights and no show step),
+and the resolution of which combinations count.
 
 Pure functions over :class:`~blot_env.state.State`; the engine calls them at each seat's
 turn (``steps_for_turn``), after each declaration action (``apply_step``), at the end of

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import auction, declarations
+from . import auction, declarations, variants
 from .actions import ActionLayout, layout_for
 from .cards import FULL_DECK, LAST_TRICK_BONUS, SHORT_DECK, card_points, cards_of, mask_str, popcount
 from .errors import IllegalActionError
@@ -25,11 +25,18 @@ def deck_mask(cfg: RulesConfig) -> int:
 
 
 def new_deal(cfg: RulesConfig, dealer: int, hands: list[int] | tuple[int, ...],
-             stock: list[int] | tuple[int, ...] = (), face_down: tuple[int, ...] = ()) -> State:
+             stock: list[int] | tuple[int, ...] = (),
+             piles: tuple[tuple[int, ...], ...] | None = None) -> State:
     """A deal from explicit cards. ``hands`` are bitmasks per seat; ``stock`` card ids in draw order.
 
+    Duels: ``hands`` are the hands dealt before the trump choice and ``stock`` starts with the
+    open card (rules.md 5.7.1). Open Blot: ``hands`` hold each player's 16 cards and ``piles``
+    gives their order, bottom then top of piles 1..8 (rules.md 5.7.7); without ``piles`` the
+    cards are paired in ascending id order.
+
     Raises:
-        ValueError: wrong number of hands/cards, a card dealt twice, or a card outside the deck.
+        ValueError: wrong number of hands/cards, a card dealt twice, a card outside the deck,
+            or piles that do not match the hands.
     """
     n = cfg.num_players
     if not 0 <= dealer < n:
@@ -53,18 +60,30 @@ def new_deal(cfg: RulesConfig, dealer: int, hands: list[int] | tuple[int, ...],
     if seen != deck:
         raise ValueError(f"missing card(s) {mask_str(deck & ~seen)}")
     hands = tuple(int(h) for h in hands)
+    extra: dict = {}
+    if variants.has_piles(cfg):
+        piles = variants.default_piles(hands) if piles is None else tuple(tuple(int(c) for c in p) for p in piles)
+        if len(piles) != n or any(sorted(p) != cards_of(h) for p, h in zip(piles, hands)):
+            raise ValueError("piles must list exactly each seat's cards (rules.md 5.7.7)")
+        face_down, unlaid = variants.initial_table(piles)
+        extra = {"piles": piles, "face_down": face_down, "unlaid": unlaid}
     return State(cfg=cfg, dealer=dealer, start_hands=hands, stock=tuple(stock), phase=Phase.AUCTION,
-                 seat=(dealer + 1) % n, history=(), hands=hands, face_down=tuple(face_down))
+                 seat=(dealer + 1) % n, history=(), hands=hands, **extra)
 
 
 def deal_random(cfg: RulesConfig, rng: np.random.Generator, dealer: int = 0) -> State:
-    """Shuffle with ``rng`` (a ``numpy.random.Generator``) and deal (rules.md 2.1)."""
+    """Shuffle with ``rng`` (a ``numpy.random.Generator``) and deal (rules.md 2.1, 3, 4, 5.1, 6).
+
+    Each seat gets ``cfg.hand_size`` consecutive cards of the shuffled deck (Open Blot: in pile
+    order); the rest is the stock in draw order (duels: the open card first).
+    """
     cards = np.array(cards_of(deck_mask(cfg)))
     rng.shuffle(cards)
     n, k = cfg.num_players, cfg.hand_size
-    hands = [sum(1 << int(c) for c in cards[s * k:(s + 1) * k]) for s in range(n)]
+    chunks = [tuple(int(c) for c in cards[s * k:(s + 1) * k]) for s in range(n)]
+    hands = [sum(1 << c for c in ch) for ch in chunks]
     stock = tuple(int(c) for c in cards[n * k:])
-    return new_deal(cfg, dealer, hands, stock)
+    return new_deal(cfg, dealer, hands, stock, tuple(chunks) if variants.has_piles(cfg) else None)
 
 
 def layout(state_or_cfg) -> ActionLayout:
@@ -124,7 +143,7 @@ def legal_mask(state: State) -> np.ndarray:
 def _explain(state: State, lay: ActionLayout, action: int) -> str:
     block = lay.block_of[action]
     if state.phase == Phase.AUCTION:
-        if block in ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS"):
+        if block in ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME"):
             return auction.explain_illegal_call(state, lay, action)
         return "the auction is not over (rules.md 2.2)"
     if state.pending:
@@ -191,8 +210,25 @@ def _apply(state: State, lay: ActionLayout, action: int) -> State:
     return _play_card(replace(state, history=history), lay.card_of(action))
 
 
+def _complete_deal(state: State, lay: ActionLayout) -> State:
+    """Cards that come after the trump choice: the duel draw (rules.md 5.7.1) and Open
+    Blot's last four face-up cards per player (5.1)."""
+    if state.cfg.auction == "duel":
+        c = state.contract
+        keep = c.kind == "take" or lay.params[c.call][1]
+        taker, other, _ = variants.duel_draw(state.stock, keep)
+        hands = list(state.hands)
+        hands[c.seat] |= taker
+        hands[1 - c.seat] |= other
+        return replace(state, hands=tuple(hands))
+    if state.unlaid:
+        return replace(state, unlaid=(0,) * state.n)
+    return state
+
+
 def _start_play(state: State) -> State:
     n = state.n
+    state = _complete_deal(state, layout_for(state.cfg))
     s = replace(state, phase=Phase.PLAY, n_calls=len(state.history), play_hands=state.hands,
                 leader=state.first_hand, trick_no=0, trick=(), tricks=(0,) * n, points=(0,) * n,
                 decl=declarations.initial(n))
@@ -211,6 +247,12 @@ def _play_card(state: State, card: int) -> State:
     hands[me] &= ~(1 << card)
     trick = state.trick + (card,)
     s = replace(state, hands=tuple(hands), trick=trick, plays=state.plays + ((me, card),))
+    if state.piles:  # Open Blot: the card under a played top turns face up at once (5.7.7)
+        under = variants.card_under(state, me, card)
+        if under >= 0:
+            fd = list(state.face_down)
+            fd[me] &= ~(1 << under)
+            s = replace(s, face_down=tuple(fd))
     if len(trick) < state.n:
         return _begin_turn(s)
     cfg = state.cfg
@@ -243,7 +285,7 @@ def deal_result(state: State) -> DealResult:
 
 def action_seat_pairs(state: State) -> list[tuple[int, int]]:
     """Replay helper: (seat, action) of every action so far, from the start of the deal."""
-    s = new_deal(state.cfg, state.dealer, state.start_hands, state.stock, state.face_down)
+    s = new_deal(state.cfg, state.dealer, state.start_hands, state.stock, state.piles or None)
     out = []
     for a in state.history:
         out.append((current_seat(s), a))

@@ -74,11 +74,11 @@ def initial_state(obj: dict) -> State:
     from .variants import hands_from_record
 
     try:
-        masks, stock_ids, face_down = hands_from_record(cfg, parsed, stock)
+        masks, stock_ids, piles = hands_from_record(cfg, parsed, stock)
         for i, cards in enumerate(parsed):
             if len(set(cards)) != len(cards):
                 raise ValueError(f"hands[{i}] repeats a card")
-        return new_deal(cfg, dealer, masks, stock_ids, face_down)
+        return new_deal(cfg, dealer, masks, stock_ids, piles or None)
     except ValueError as e:
         raise RecordError(f'field "hands"/"stock": {e}') from None
 

@@ -45,6 +45,10 @@ class RulesConfig:
     """Consecutive passes after a contra that end the auction (RES-3; 4 adds the forced pass)."""
     declarations: Literal["manual", "auto", "announce"] = "manual"
     """manual announce/show protocol (2.4.2); auto (2.8); announce before trick 1 (open, 5.7.6)."""
+    auto_reveal: Literal["after_trick1", "end"] = "after_trick1"
+    """Automatic declarations: the counted combinations are shown to all after trick 1 (004:
+    "После первой взятки карты стороны, которой они засчитаны ... открываются") or only when
+    the deal is scored (002: "стол сам находит их и засчитывает, когда раздача сыграна")."""
     long_run: Literal["split", "100"] = "split"
     """Runs longer than 5: split by the player's choice (000) or one flat 100 (RES-11)."""
     carre_table: Literal["armenian", "classic", "none"] = "armenian"
@@ -52,7 +56,8 @@ class RulesConfig:
     scoring: Literal["bazar", "duel", "open", "belote"] = "bazar"
     """Deal-scoring family: rules.md 2.5, 3/4, 5.5 or 6."""
     capot_tp: int = 25
-    """Card portion of a capot in table points (25 bazar, 21 in the 2-player games, RES-22)."""
+    """Card portion of a capot in score-sheet units: 25 tp bazar, 21 tp in the 2-player games
+    (RES-22; ``cap_duel`` = 25 for duel-app), 250 raw in belote (paid as ``250 + v``, rules.md 6)."""
     target: int = 151
     """Match target in score-sheet units (151/301; 51/101/201 open; 1000 belote)."""
     tie_at_target: Literal["deal_winner", "extra_deal"] = "deal_winner"
@@ -79,13 +84,40 @@ class RulesConfig:
             raise ConfigError(f"bad bid ladder {self.bid_min}..{self.bid_max} step {self.bid_step}")
         if self.target < 1:
             raise ConfigError(f"target must be positive, got {self.target}")
-        for name in ("auction", "kaput_bid", "declarations", "long_run", "carre_table",
+        for name in ("auction", "kaput_bid", "declarations", "auto_reveal", "long_run", "carre_table",
                      "scoring", "tie_at_target", "undertrump"):
             allowed = _LITERALS[name]
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
         if self.declarations == "manual" and self.num_players == 4 and self.auction != "bazar":
             raise ConfigError("manual declarations need a bazar auction in 4-player games")
+        self._check_table()
+
+    def _check_table(self) -> None:
+        """Deck, hand size, tricks, auction and scoring must fit together (rules.md 8)."""
+        deck = 24 if self.short_deck else 32
+        two = self.auction in ("duel", "open")
+        if two != (self.num_players == 2):
+            raise ConfigError(f"auction {self.auction!r} is for {'2' if two else '4'} players, "
+                              f"got num_players={self.num_players} (rules.md 8)")
+        if (self.scoring in ("duel", "open")) != two:
+            raise ConfigError(f"scoring {self.scoring!r} does not fit auction {self.auction!r} (rules.md 8)")
+        if self.auction == "duel":
+            # 5.7.1: U + 2 or 3 for the taker, 3 for the other; "leave" needs 2*hand + 7 cards
+            if self.num_tricks != self.hand_size + 3 or 2 * self.hand_size + 7 > deck:
+                raise ConfigError(f"duel: {self.hand_size} cards each + 3 drawn must give num_tricks "
+                                  f"(got {self.num_tricks}) and fit the {deck}-card deck (rules.md 5.7.1)")
+        elif self.auction == "open":
+            if self.short_deck or self.hand_size != 16 or self.num_tricks != 16:
+                raise ConfigError("open: 32 cards, 8 piles of 2 per player, 16 tricks "
+                                  "(hand_size=16, num_tricks=16, short_deck=False; rules.md 5.1)")
+        elif self.hand_size * self.num_players != deck or self.num_tricks != self.hand_size:
+            raise ConfigError(f"{self.num_players} hands of {self.hand_size} must deal the {deck}-card deck "
+                              f"and give num_tricks={self.hand_size} (got {self.num_tricks}; rules.md 2.1, 6)")
+        if self.kaput_bid != "none" and self.auction != "bazar":
+            raise ConfigError("kaput bids (value 25 tp) exist only in the bazar auction (rules.md 2.2, 6)")
+        if self.auction == "open" and self.declarations == "manual":
+            raise ConfigError("open: the cards are face up, declarations are 'announce' or 'auto' (rules.md 5.7.6)")
 
     @property
     def teams(self) -> int:
@@ -106,7 +138,7 @@ def _literal_values(name: str) -> set[str]:
     return set(typing.get_args(hint))
 
 
-_LITERALS = {n: _literal_values(n) for n in ("auction", "kaput_bid", "declarations", "long_run",
+_LITERALS = {n: _literal_values(n) for n in ("auction", "kaput_bid", "declarations", "auto_reveal", "long_run",
                                              "carre_table", "scoring", "tie_at_target", "undertrump")}
 KNOBS = tuple(f.name for f in dataclasses.fields(RulesConfig))
 
@@ -125,9 +157,40 @@ BAZAR_APP = RulesConfig(
     tie_at_target="extra_deal",
 )
 
+#: variant B, rules.md 3 and 5.7 (seed 000 "1 на 1")
+DUEL = RulesConfig(
+    preset="duel", num_players=2, short_deck=True, hand_size=6, num_tricks=9, auction="duel",
+    kaput_bid="none", declarations="manual", long_run="split", carre_table="armenian", scoring="duel",
+    capot_tp=21, target=151, tie_at_target="deal_winner", partner_exemption=False,
+    jack_forces_dealer=True, duel_open_card_choice=True,
+)
+#: variant C, rules.md 4 and 5.7 (seed 004 "Дуэль")
+DUEL_APP = RulesConfig(
+    preset="duel-app", num_players=2, short_deck=True, hand_size=5, num_tricks=8, auction="duel",
+    allow_nt=False, kaput_bid="none", declarations="auto", long_run="100", carre_table="none",
+    scoring="duel", capot_tp=21, target=151, tie_at_target="extra_deal", partner_exemption=False,
+    jack_forces_dealer=False, duel_open_card_choice=False,
+)
+#: variant D, rules.md 5 (seed 003): 8 piles of (face-down, face-up) per player
+OPEN = RulesConfig(
+    preset="open", num_players=2, hand_size=16, num_tricks=16, auction="open", kaput_bid="none",
+    declarations="announce", long_run="100", carre_table="armenian", scoring="open", capot_tp=21,
+    target=51, tie_at_target="extra_deal", partner_exemption=False,
+)
+#: variant E, rules.md 6 (seed 002): raw points, bids 80..160, game to 1000
+BELOTE = RulesConfig(
+    preset="belote", auction="belote", bid_min=80, bid_max=160, bid_step=10, allow_nt=False,
+    kaput_bid="none", auction_end_passes=3, contra_end_passes=3, declarations="auto", auto_reveal="end",
+    long_run="100", carre_table="classic", scoring="belote", capot_tp=250, target=1000, tie_at_target="extra_deal",
+)
+
 PRESETS: dict[str, RulesConfig] = {
     "bazar": BAZAR,
     "bazar-app": BAZAR_APP,
+    "duel": DUEL,
+    "duel-app": DUEL_APP,
+    "open": OPEN,
+    "belote": BELOTE,
 }
 
 

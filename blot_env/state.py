@@ -125,7 +125,13 @@ class State:
     pending: tuple[tuple[int, int], ...] = ()
     decl: Declarations | None = None
     face_down: tuple[int, ...] = ()
-    """Open Blot: bitmask per seat of the face-down cards."""
+    """Open Blot: bitmask per seat of the face-down cards (pile bottoms not yet uncovered)."""
+    unlaid: tuple[int, ...] = ()
+    """Open Blot: bitmask per seat of the pile tops not laid yet (piles 5-8 during round 1 of
+    the trump choice, rules.md 5.1); nobody sees them."""
+    piles: tuple[tuple[int, ...], ...] = ()
+    """Open Blot: per seat the 16 card ids bottom, top of piles 1..8 (the record's ``hands``,
+    rules.md 5.7.7)."""
 
     @property
     def n(self) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .combos import Combo
+from .declarations import counted_sets
 from .engine import current_seat, legal_actions
 from .rules_config import RulesConfig
 from .state import Phase, State
@@ -63,11 +64,13 @@ class SeatView:
     own_claim: Combo | None
     own_show_set: tuple[Combo, ...]
     open_card: int
-    """Duels: the turned card U (-1 if none or not visible)."""
+    """Duels: the turned card U, public from the deal on (-1 if none); rules.md 3, 4."""
     face_up: tuple[int, ...]
-    """Open Blot: per seat, bitmask of the face-up cards (public)."""
+    """Open Blot: per seat, bitmask of the face-up cards on top of the piles (public, playable).
+    Empty outside Open Blot."""
     hidden_counts: tuple[int, ...]
-    """Open Blot: per seat, number of face-down cards."""
+    """Open Blot: per seat, number of face-down cards (0..8; the tops of piles 5-8 not laid yet
+    during round 1 of the trump choice are not counted). Empty outside Open Blot."""
     legal: tuple[int, ...]
     """Legal action ids when this seat is to act, else empty."""
 
@@ -91,10 +94,14 @@ def seat_view(state: State, seat: int) -> SeatView:
     else:
         announced, events, decided, leader = (-1,) * n, (), (-1,) * n, -1
         shown, own_claim, own_set = (0,) * n, None, ()
+    if d is not None and state.cfg.declarations == "auto" and _auto_public(state):
+        # automatic declarations: the counted sets are shown to everybody (rules.md 2.8)
+        shown = tuple(sum(cb.mask for cb in cs) for cs in counted_sets(state))
     trick_seats = tuple((state.leader + i) % n for i in range(len(state.trick)))
     face_down = state.face_down
     if face_down:
-        face_up = tuple(state.hands[s] & ~face_down[s] for s in range(n))
+        unlaid = state.unlaid or (0,) * n
+        face_up = tuple(state.hands[s] & ~face_down[s] & ~unlaid[s] for s in range(n))
         hidden = tuple(face_down[s].bit_count() for s in range(n))
         hand = face_up[seat]
     else:
@@ -117,6 +124,12 @@ def seat_view(state: State, seat: int) -> SeatView:
         open_card=visible_open_card(state, seat), face_up=face_up, hidden_counts=hidden,
         legal=tuple(legal_actions(state)) if to_act == seat else (),
     )
+
+
+def _auto_public(state: State) -> bool:
+    if state.phase == Phase.DONE:
+        return True
+    return state.cfg.auto_reveal == "after_trick1" and state.trick_no >= 1
 
 
 def _auction_len(state: State) -> int:

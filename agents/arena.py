@@ -1,0 +1,492 @@
+"""Duplicate evaluation (spec/evaluation.md): boards from frozen deal suites, each played twice
+with the sides swapped, and the metrics reported together.
+
+A **board** is one deal (dealer, hands, stock) played at two tables. 4 players: the
+candidate sits in seats 0/2 at table 1 and in seats 1/3 at table 2; 2 players: seat 0,
+then seat 1. Mixed mode (4 players): the candidate plays with a copy of the baseline as
+partner against two copies of the baseline; at table 1 it sits in seat ``k`` and at table 2
+in seat ``k + 1``, with ``k = 0`` on even boards and ``k = 2`` on odd ones, so it visits all
+four seats. The board score of the candidate is
+``delta = (A - B at table 1) + (A - B at table 2)`` in score-sheet units (table points for
+the Armenian presets, raw points for belote), A being the candidate's side.
+
+* A board passed out at either table is re-dealt as a whole pair: attempt ``r`` deals a
+  fresh random deal (same dealer) from a generator keyed by the board's cards, its index
+  and ``r`` (:func:`redeal`), so every run sees the same redeals.
+* Each seat's agent gets its own generator keyed by ``(seed, board, attempt, seat)``; the
+  key is the same at both tables, so a stochastic agent playing itself gives delta 0 too.
+* Every agent's ``reset()`` is called before each table.
+
+Metrics (:func:`summarize`): mean board score per deal (``delta / 2``) with a 95% t
+interval, board win rate (ties count one half) with a Wilson interval, duplicate match
+win rate to the preset's target with a Wilson interval, and diagnostics (contracts made
+as bidder, defeats as defender, contras and their precision, kaput attempts, mean
+contract level). The matches replay the tables in board order: match 1 strings the
+table-1 results of consecutive boards (the suite's dealers rotate with the board index,
+as a match's deal does), match 2 the table-2 results of the same boards, and the next
+pair starts after the longer of the two ends; deals are scored by ``blot_env.match``.
+Agents do not see the match score, so this equals playing the matches.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blot_env.actions import layout_for
+from blot_env.cards import parse_cards
+from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal, new_deal
+from blot_env.match import after_deal, new_match
+from blot_env.record import deal_fields
+from blot_env.rules_config import RulesConfig, make_rules
+from blot_env.scoring import DealResult
+from blot_env.state import Phase, State
+from blot_env.view import seat_view
+
+from . import stats
+from .base import Agent, reset_agent
+
+SUITE_DIR = Path(__file__).resolve().parent / "data" / "suites"
+SPLITS = {"dev": 2000, "test": 10000}
+"""Deal-suite splits and their sizes (spec/evaluation.md "Deal suites are frozen files")."""
+MAX_ATTEMPTS = 50
+"""Deals tried per board before a board that keeps being passed out scores 0."""
+_REDEAL_TAG = 0x5EDEA1
+
+
+# ---------------------------------------------------------------------------- suites
+
+
+def suite_path(preset: str, split: str, directory: Path | str | None = None) -> Path:
+    """``agents/data/suites/<preset>_<split>.json``."""
+    return Path(directory or SUITE_DIR) / f"{preset}_{split}.json"
+
+
+def load_suite(preset: str, split: str = "test", directory: Path | str | None = None) -> list[dict]:
+    """The frozen deals of a suite: a list of ``{"dealer", "hands", "stock"}`` objects.
+
+    Raises:
+        FileNotFoundError: no such suite (generate it with ``python scripts/make_suites.py``).
+        ValueError: the file is not a JSON list of deal objects.
+    """
+    p = suite_path(preset, split, directory)
+    if not p.exists():
+        gz = p.with_suffix(".json.gz")
+        if gz.exists():
+            import gzip
+
+            text = gzip.decompress(gz.read_bytes()).decode("utf-8")
+        else:
+            known = sorted(x.name for x in Path(directory or SUITE_DIR).glob("*.json"))
+            raise FileNotFoundError(f"no deal suite {p} (run scripts/make_suites.py); present: {', '.join(known)}")
+    else:
+        text = p.read_text(encoding="utf-8")
+    deals = json.loads(text)
+    if not isinstance(deals, list) or not all(isinstance(d, dict) and "hands" in d and "dealer" in d for d in deals):
+        raise ValueError(f"{p}: expected a JSON list of {{'dealer', 'hands', 'stock'}} objects")
+    return deals
+
+
+def deal_state(cfg: RulesConfig, deal: dict) -> State:
+    """The initial state of a suite deal (the ``dealer``/``hands``/``stock`` of a deal record).
+
+    Raises:
+        ValueError: the cards do not form a deal of ``cfg`` (wrong counts, duplicates, ...).
+    """
+    from blot_env.variants import hands_from_record
+
+    parsed = [parse_cards(h) for h in deal["hands"]]
+    stock = parse_cards(deal.get("stock", "") or "")
+    masks, stock_ids, extra = hands_from_record(cfg, parsed, stock)
+    if extra:
+        return new_deal(cfg, int(deal["dealer"]), masks, stock_ids, extra)
+    return new_deal(cfg, int(deal["dealer"]), masks, stock_ids)
+
+
+def redeal(cfg: RulesConfig, deal: dict, index: int, attempt: int) -> dict:
+    """The deal that replaces a passed-out board at ``attempt`` (1, 2, ...); same dealer.
+
+    Deterministic: the generator is keyed by the board's cards, ``index`` and ``attempt``.
+    """
+    key = zlib.crc32(json.dumps(deal, sort_keys=True).encode("utf-8"))
+    rng = np.random.default_rng(np.random.SeedSequence([_REDEAL_TAG, key, index, attempt]))
+    return deal_fields(deal_random(cfg, rng, int(deal["dealer"])))
+
+
+# ---------------------------------------------------------------------------- tables
+
+
+@dataclass
+class Timing:
+    """Seconds spent in ``act`` and number of decisions, per agent name."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+    decisions: dict[str, int] = field(default_factory=dict)
+
+    def add(self, name: str, dt: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + dt
+        self.decisions[name] = self.decisions.get(name, 0) + 1
+
+    def merge(self, other: Timing) -> None:
+        for k, v in other.seconds.items():
+            self.seconds[k] = self.seconds.get(k, 0.0) + v
+            self.decisions[k] = self.decisions.get(k, 0) + other.decisions[k]
+
+    def per_decision(self) -> dict[str, float]:
+        return {k: self.seconds[k] / max(1, self.decisions[k]) for k in self.seconds}
+
+
+@dataclass(frozen=True)
+class TableResult:
+    """One table of a board, seen from the candidate's side ``side`` (0 or 1)."""
+
+    side: int
+    result: DealResult
+    contra_seat: int
+    """Seat that said contra (-1 none)."""
+    recontra_seat: int
+
+    @property
+    def passed_out(self) -> bool:
+        return self.result.contract is None
+
+    @property
+    def diff(self) -> int:
+        """Candidate side's score minus the other side's."""
+        s = self.result.score
+        return s[self.side] - s[1 - self.side]
+
+
+@dataclass(frozen=True)
+class BoardResult:
+    """A board: its index, the deals tried, and the two tables of the deal that counted."""
+
+    index: int
+    attempts: int
+    tables: tuple[TableResult, ...]
+    """Empty if every attempt was passed out (then ``delta`` is 0)."""
+
+    @property
+    def delta(self) -> int:
+        return sum(t.diff for t in self.tables)
+
+
+def play_table(state: State, agents: Sequence[Agent], rngs: Sequence[np.random.Generator],
+               timing: Timing | None = None) -> tuple[State, int, int]:
+    """Play a deal to the end; ``agents[seat]`` acts for each seat with ``rngs[seat]``.
+
+    Returns the final state and the seats that said contra / recontra (-1 if none).
+
+    Raises:
+        IllegalActionError: an agent returned an illegal action (the engine names it).
+    """
+    lay = layout_for(state.cfg)
+    contra = recontra = -1
+    while not is_terminal(state):
+        seat = current_seat(state)
+        view = seat_view(state, seat)
+        agent = agents[seat]
+        t0 = time.perf_counter()
+        a = int(agent.act(view, rngs[seat]))
+        if timing is not None:
+            timing.add(agent.name, time.perf_counter() - t0)
+        if state.phase == Phase.AUCTION:
+            block = lay.block_of[a] if 0 <= a < lay.num_actions else ""
+            if block == "CONTRA":
+                contra = seat
+            elif block == "RECONTRA":
+                recontra = seat
+        state = apply_action(state, a)
+    return state, contra, recontra
+
+
+def seatings(n: int, index: int, mixed: bool) -> tuple[tuple[tuple[bool, ...], int], ...]:
+    """Per table: (is-candidate flag per seat, candidate's side) for board ``index``."""
+    if n == 2:
+        return ((True, False), 0), ((False, True), 1)
+    if not mixed:
+        return ((True, False, True, False), 0), ((False, True, False, True), 1)
+    k = 0 if index % 2 == 0 else 2
+    t1 = tuple(s == k for s in range(4))
+    t2 = tuple(s == (k + 1) % 4 for s in range(4))
+    return (t1, k % 2), (t2, (k + 1) % 2)
+
+
+def play_board(cfg: RulesConfig, deal: dict, index: int, candidate: Agent, opponent: Agent, seed: int = 0,
+               mixed: bool = False, timing: Timing | None = None) -> BoardResult:
+    """Play board ``index`` (a suite deal) at both tables, re-dealing passed-out pairs."""
+    n = cfg.num_players
+    if mixed and n != 4:
+        raise ValueError("mixed partnerships need a 4-player preset")
+    tables_spec = seatings(n, index, mixed)
+    current = deal
+    for attempt in range(MAX_ATTEMPTS):
+        if attempt:
+            current = redeal(cfg, deal, index, attempt)
+        tables = []
+        for is_cand, side in tables_spec:
+            agents = [candidate if c else opponent for c in is_cand]
+            for ag in {id(a): a for a in agents}.values():
+                reset_agent(ag)
+            rngs = [np.random.default_rng(np.random.SeedSequence([seed, index, attempt, s])) for s in range(n)]
+            final, contra, recontra = play_table(deal_state(cfg, current), agents, rngs, timing)
+            res = deal_result(final)
+            tables.append(TableResult(side, res, contra, recontra))
+            if res.contract is None:
+                break
+        if len(tables) == 2 and not any(t.passed_out for t in tables):
+            return BoardResult(index, attempt + 1, tuple(tables))
+    return BoardResult(index, MAX_ATTEMPTS, ())
+
+
+# ---------------------------------------------------------------------------- evaluation
+
+AgentSpec = Agent | str
+
+
+def _resolve(spec: AgentSpec, cfg: RulesConfig) -> Agent:
+    if isinstance(spec, str):
+        from .registry import make_agent
+
+        return make_agent(spec, cfg)
+    return spec
+
+
+def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
+    cfg, deals, start, cand, opp, seed, mixed = args
+    cand = _resolve(cand, cfg)
+    opp = cand if opp == "__same__" else _resolve(opp, cfg)
+    timing = Timing()
+    out = [play_board(cfg, d, start + i, cand, opp, seed, mixed, timing) for i, d in enumerate(deals)]
+    return out, timing
+
+
+@dataclass
+class Evaluation:
+    """Boards played and the metrics over them (see :func:`summarize`)."""
+
+    cfg: RulesConfig
+    candidate: str
+    opponent: str
+    mixed: bool
+    boards: list[BoardResult]
+    timing: Timing
+    seconds: float
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, deals: Sequence[dict],
+             seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
+             chunk: int = 25, start_index: int = 0) -> Evaluation:
+    """Duplicate evaluation of ``candidate`` against ``opponent`` over ``deals``.
+
+    Args:
+        candidate, opponent: agents, or names for :func:`agents.registry.make_agent` (names are
+            required with ``workers > 1`` unless the agents pickle).
+        cfg: the rules (or a preset id) the suite was dealt for.
+        deals: suite deals (``load_suite``); board ``i`` is ``deals[i]`` with index
+            ``start_index + i`` (the index keys the seeds and the redeals).
+        seed: base seed of the agents' generators.
+        mixed: mixed-partnership mode (4 players).
+        workers: processes; boards are split into chunks of ``chunk``.
+        progress: a tqdm bar on stderr.
+
+    Returns:
+        An :class:`Evaluation` with ``metrics`` filled by :func:`summarize`.
+    """
+    if isinstance(cfg, str):
+        cfg = make_rules(cfg)
+    if mixed and cfg.num_players != 4:
+        raise ValueError(f"--mixed needs a 4-player preset; {cfg.preset!r} has {cfg.num_players} players")
+    cname = candidate if isinstance(candidate, str) else candidate.name
+    oname = opponent if isinstance(opponent, str) else opponent.name
+    same = opponent is candidate
+    jobs = []
+    for i in range(0, len(deals), chunk):
+        jobs.append((cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,
+                     seed, mixed))
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(deals), desc=f"{cname} vs {oname}", unit="board", leave=False)
+    t0 = time.perf_counter()
+    results: list[BoardResult] = []
+    timing = Timing()
+    if workers <= 1:
+        for job in jobs:
+            b, t = _run_chunk(job)
+            results.extend(b)
+            timing.merge(t)
+            if bar is not None:
+                bar.update(len(b))
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as ex:
+            for b, t in ex.map(_run_chunk, jobs):
+                results.extend(b)
+                timing.merge(t)
+                if bar is not None:
+                    bar.update(len(b))
+    if bar is not None:
+        bar.close()
+    ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0)
+    ev.metrics = summarize(results, cfg)
+    return ev
+
+
+# ---------------------------------------------------------------------------- metrics
+
+
+def match_outcomes(boards: Sequence[BoardResult], cfg: RulesConfig) -> list[tuple[int, int]]:
+    """Duplicate matches over consecutive boards: per pair, (candidate won match 1, match 2) as 0/1.
+
+    Match ``t`` (t = 1, 2) plays the table-``t`` deals of boards ``i0, i0+1, ...`` to the
+    target with :mod:`blot_env.match`; a pair whose matches run out of boards is dropped.
+    """
+    out = []
+    i0 = 0
+    nb = len(boards)
+    while i0 < nb:
+        wins, ends = [], []
+        for t in (0, 1):
+            m = new_match(cfg, 0)
+            i = i0
+            side = -1
+            while i < nb and not m.over:
+                b = boards[i]
+                if b.tables:
+                    side = b.tables[t].side
+                    m = after_deal(m, b.tables[t].result)
+                i += 1
+            if not m.over:
+                return out
+            wins.append(1 if m.winner == side else 0)
+            ends.append(i)
+        out.append((wins[0], wins[1]))
+        i0 = max(ends)
+    return out
+
+
+def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
+    """Counts per side (``candidate`` / ``opponent``): contracts and how many were made,
+    defences and how many defeated the contract, contras/recontras said and how many were
+    right, kaput contracts and successes, mean contract value; plus redeals and void boards."""
+    n = cfg.num_players
+    keys = ("tables", "contracts", "made", "defended", "defeated", "contras", "contras_right", "recontras",
+            "recontras_right", "kaputs", "kaputs_made", "level_sum")
+    d = {w: dict.fromkeys(keys, 0) for w in ("candidate", "opponent")}
+    redeals = void = 0
+    for b in boards:
+        redeals += b.attempts - 1
+        if not b.tables:
+            void += 1
+            continue
+        for t in b.tables:
+            r = t.result
+            c = r.contract
+            for who, side in (("candidate", t.side), ("opponent", 1 - t.side)):
+                x = d[who]
+                x["tables"] += 1
+                mine = c.seat % 2 == side if n == 4 else c.seat == side
+                if mine:
+                    x["contracts"] += 1
+                    x["made"] += int(bool(r.made))
+                    x["level_sum"] += c.value
+                    if c.is_kaput:
+                        x["kaputs"] += 1
+                        x["kaputs_made"] += int(bool(r.made))
+                else:
+                    x["defended"] += 1
+                    x["defeated"] += int(not r.made)
+                if t.contra_seat >= 0 and t.contra_seat % 2 == side:
+                    x["contras"] += 1
+                    x["contras_right"] += int(not r.made)
+                if t.recontra_seat >= 0 and t.recontra_seat % 2 == side:
+                    x["recontras"] += 1
+                    x["recontras_right"] += int(bool(r.made))
+    for x in d.values():
+        x["made_rate"] = x["made"] / x["contracts"] if x["contracts"] else None
+        x["defeat_rate"] = x["defeated"] / x["defended"] if x["defended"] else None
+        x["mean_level"] = x.pop("level_sum") / x["contracts"] if x["contracts"] else None
+    return {**d, "redeals": redeals, "void_boards": void}
+
+
+def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
+    """The metrics of spec/evaluation.md over ``boards`` (score-sheet units per deal)."""
+    deltas = np.array([b.delta for b in boards], dtype=float)
+    per_deal = deltas / 2.0
+    out: dict[str, Any] = {"boards": len(boards)}
+    if len(boards) == 0:
+        return out
+    m, lo, hi = stats.mean_ci(per_deal)
+    rate, wins, nb = stats.win_rate(deltas)
+    wlo, whi = stats.wilson_interval(wins, nb)
+    matches = match_outcomes(boards, cfg)
+    mw = sum(a + b for a, b in matches)
+    mn = 2 * len(matches)
+    mlo, mhi = stats.wilson_interval(mw, mn) if mn else (None, None)
+    out.update(
+        mean_board_score=m, ci95=[lo, hi], sd=float(per_deal.std(ddof=1)) if len(boards) > 1 else 0.0,
+        board_win_rate=rate, win_rate_ci95=[wlo, whi],
+        match_win_rate=(mw / mn) if mn else None, match_win_rate_ci95=[mlo, mhi], matches=mn,
+        diagnostics=diagnostics(boards, cfg),
+    )
+    return out
+
+
+def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "bazar", boards: int = 2000,
+        split: str = "test", seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
+        suite_dir: Path | str | None = None,
+        on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
+    """Evaluate ``candidate`` against each opponent on the first ``boards`` deals of a suite.
+
+    Returns ``{"preset", "split", "mixed", "seed", "rows": [...]}``; each row has ``agent``,
+    ``opponent``, ``boards``, ``mean_board_score``, ``ci95``, ``board_win_rate``,
+    ``win_rate_ci95``, ``match_win_rate`` (and ``match_win_rate_ci95``, ``matches``, ``sd``,
+    ``diagnostics``, ``sec_per_decision``, ``seconds``).
+
+    Raises:
+        ValueError: more boards asked for than the suite holds.
+    """
+    cfg = make_rules(preset)
+    deals = load_suite(preset, split, suite_dir)
+    if boards > len(deals):
+        raise ValueError(f"suite {preset}_{split} has {len(deals)} boards, {boards} asked for")
+    rows = []
+    for opp in opponents:
+        ev = evaluate(candidate, opp, cfg, deals[:boards], seed=seed, mixed=mixed, workers=workers,
+                      progress=progress)
+        row = {"agent": ev.candidate, "opponent": ev.opponent, **ev.metrics,
+               "sec_per_decision": ev.timing.per_decision(), "seconds": ev.seconds}
+        rows.append(row)
+        if on_row is not None:
+            on_row(row)
+    return {"preset": preset, "split": split, "mixed": mixed, "seed": seed, "rows": rows}
+
+
+__all__ = [
+    "SPLITS",
+    "BoardResult",
+    "Evaluation",
+    "TableResult",
+    "deal_state",
+    "diagnostics",
+    "evaluate",
+    "load_suite",
+    "match_outcomes",
+    "play_board",
+    "play_table",
+    "redeal",
+    "run",
+    "seatings",
+    "suite_path",
+    "summarize",
+]

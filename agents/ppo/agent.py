@@ -1,0 +1,133 @@
+"""A trained PPO policy as an agent of agents/base.py: ``act(view, rng) -> action id``.
+
+``load_ppo_agent("ppo")`` loads the policy shipped with the package (agents/data/ppo_bazar.pt);
+any other argument is a path to a ``policy.pt`` exported by the trainer or a trainer
+``checkpoint.pt``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from blot_env.actions import layout_for
+from blot_env.errors import ConfigError
+from blot_env.rules_config import RulesConfig, make_rules
+from blot_env.view import SeatView
+
+from ..base import BaseAgent
+from .config import TrainConfig, config_from_dict
+from .network import ActorCritic
+from .rollout import make_encoder
+
+DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+#: names that resolve to policies shipped in agents/data/
+SHIPPED = {"ppo": DATA_DIR / "ppo_bazar.pt"}
+
+
+class PPOAgent(BaseAgent):
+    """Acts with a policy network on the egocentric encoding of a :class:`SeatView`.
+
+    Args:
+        policy: the network (only its actor is used).
+        encoder: the observation encoder the policy was trained with.
+        greedy: play the most likely legal action (True) or sample from the masked
+            policy with the ``rng`` passed to :meth:`act` (False).
+        name: the agent's name in tables.
+    """
+
+    def __init__(self, policy: ActorCritic, encoder: Any, greedy: bool = True, name: str = "ppo"):
+        self.policy = policy.eval()
+        self.encoder = encoder
+        self.greedy = bool(greedy)
+        self.name = name
+
+    @torch.no_grad()
+    def action_probs(self, view: SeatView) -> tuple[tuple[int, ...], np.ndarray]:
+        """(legal action ids, ``float64[len(legal)]`` policy probabilities over them)."""
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        obs = torch.from_numpy(self.encoder.encode(view)).unsqueeze(0)
+        logits = self.policy.logits(obs)[0].numpy().astype(np.float64)[list(legal)]
+        p = np.exp(logits - logits.max())
+        return legal, p / p.sum()
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        legal, p = self.action_probs(view)
+        if self.greedy or len(legal) == 1:
+            return int(legal[int(np.argmax(p))])
+        return int(legal[int(rng.choice(len(legal), p=p))])
+
+
+def resolve_policy_path(path_or_name: str | Path) -> Path:
+    """The file of a shipped name (``"ppo"``) or a path. Raises FileNotFoundError if missing."""
+    p = SHIPPED.get(str(path_or_name), Path(path_or_name))
+    if not p.exists():
+        raise FileNotFoundError(f"no PPO policy file at {p} (names: {', '.join(SHIPPED)}, or a path to policy.pt)")
+    return p
+
+
+def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
+                ) -> tuple[ActorCritic, Any, TrainConfig, RulesConfig]:
+    """(policy, encoder, training config, rules) from a policy or checkpoint file.
+
+    Raises:
+        FileNotFoundError: no such file or name.
+        ConfigError: not a PPO file, or ``rules`` gives a different observation or action size.
+    """
+    path = resolve_policy_path(path_or_name)
+    data = torch.load(path, map_location="cpu", weights_only=False)
+    if not isinstance(data, dict) or "policy" not in data or "config" not in data:
+        raise ConfigError(f"{path}: not a PPO policy or checkpoint file")
+    cfg = config_from_dict(data["config"])
+    if rules is None:
+        rules = make_rules(cfg.preset)
+    elif isinstance(rules, str):
+        rules = make_rules(rules)
+    encoder = make_encoder(rules, cfg.obs_kind)
+    num_actions = layout_for(rules).num_actions
+    if encoder.size != data["obs_dim"] or num_actions != data["num_actions"]:
+        raise ConfigError(f"{path}: trained for obs size {data['obs_dim']} and {data['num_actions']} actions "
+                          f"(preset {cfg.preset!r}); rules {rules.preset!r} give {encoder.size} and {num_actions}")
+    net = ActorCritic(encoder.size, num_actions, cfg.network)
+    missing, unexpected = net.load_state_dict(data["policy"], strict=False)
+    bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
+    if bad:
+        raise ConfigError(f"{path}: policy weights do not match the network config: {bad[:5]}")
+    return net.eval(), encoder, cfg, rules
+
+
+def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | None = None,
+                   greedy: bool = True, name: str | None = None) -> PPOAgent:
+    """A :class:`PPOAgent` from ``"ppo"`` (the shipped bazar policy) or a policy/checkpoint path.
+
+    Args:
+        path_or_name: ``"ppo"`` or a path to a ``policy.pt`` / ``checkpoint.pt``.
+        cfg: the rules to play (a RulesConfig or preset name); default: the training preset.
+        greedy: argmax over legal actions (default) or sample with the ``rng`` given to ``act``.
+        name: the agent's name (default ``"ppo"`` for the shipped policy, else the file stem).
+    """
+    net, encoder, _, _ = load_policy(path_or_name, cfg)
+    if name is None:
+        name = str(path_or_name) if str(path_or_name) in SHIPPED else Path(path_or_name).stem
+    return PPOAgent(net, encoder, greedy=greedy, name=name)
+
+
+def duplicate_score(agent: Any, opponent: Any, rules: RulesConfig, boards: int, seed: int = 0,
+                    split: str = "dev") -> tuple[float, float, float]:
+    """Mean board score per deal of ``agent`` against ``opponent`` (an agent or registry name)
+    and its 95% CI, over the first ``boards`` boards of the preset's frozen ``split`` suite
+    (agents.arena, spec/evaluation.md). Score-sheet units, candidate minus opponent."""
+    from agents.arena import evaluate, load_suite
+
+    deals = load_suite(rules.preset, split)[:boards]
+    m = evaluate(agent, opponent, rules, deals, seed=seed).metrics
+    lo, hi = m["ci95"]
+    return float(m["mean_board_score"]), float(lo), float(hi)
+
+
+__all__ = ["SHIPPED", "PPOAgent", "duplicate_score", "load_policy", "load_ppo_agent", "resolve_policy_path"]

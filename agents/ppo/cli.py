@@ -1,0 +1,96 @@
+"""``blot-train``: train a PPO policy from a YAML config.
+
+Examples::
+
+    blot-train --config configs/ppo_bazar.yaml
+    blot-train --config configs/ppo_bazar.yaml --total-steps 200000 --out runs/short
+    blot-train --config configs/ppo_bazar.yaml --out runs/short --resume --total-steps 400000
+    blot-train --config configs/ppo_bazar.yaml --set ppo.ent_coef=0.02 --set rollout.num_envs=32
+
+Writes ``DIR/checkpoint.pt`` (exact-resume state), ``DIR/policy.pt`` (the acting policy,
+loadable with ``load_ppo_agent(path)`` or ``blot-eval --agent DIR/policy.pt``),
+``DIR/metrics.csv``, ``DIR/tb/`` (TensorBoard) and ``DIR/config.yaml``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import yaml
+
+from blot_env.errors import BlotError
+
+from .config import TrainConfig, apply_overrides, config_from_dict, load_config
+from .trainer import CHECKPOINT_NAME, POLICY_NAME
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="blot-train", description="Train a PPO policy by self-play (agents/ppo).")
+    p.add_argument("--config", type=Path, help="YAML config (configs/ppo_<preset>.yaml); default: built-in "
+                   "defaults, or the checkpoint's config with --resume")
+    p.add_argument("--total-steps", type=int, help="learner agent steps to train for (overrides total_steps)")
+    p.add_argument("--out", type=Path, help="output directory (default runs/ppo_<preset>)")
+    p.add_argument("--resume", action="store_true", help="continue exactly from OUT/checkpoint.pt")
+    p.add_argument("--seed", type=int, help="overrides seed")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config field, dotted keys (ppo.learning_rate=1e-4); repeatable")
+    p.add_argument("--max-updates", type=int, help="stop after this many updates in this call (a later --resume "
+                   "continues)")
+    p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
+    p.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
+    return p
+
+
+def resolve_config(args: argparse.Namespace) -> TrainConfig:
+    """The run's config: file (or the checkpoint's when resuming without --config), then overrides."""
+    if args.config is not None:
+        cfg = load_config(args.config)
+    elif args.resume and args.out is not None and (args.out / CHECKPOINT_NAME).exists():
+        import torch
+
+        cfg = config_from_dict(torch.load(args.out / CHECKPOINT_NAME, map_location="cpu",
+                                          weights_only=False)["config"])
+    else:
+        cfg = TrainConfig()
+    extra = list(args.overrides)
+    if args.total_steps is not None:
+        extra.append(f"total_steps={args.total_steps}")
+    if args.seed is not None:
+        extra.append(f"seed={args.seed}")
+    return apply_overrides(cfg, extra) if extra else cfg
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        cfg = resolve_config(args)
+        out = args.out or Path("runs") / f"ppo_{cfg.preset}"
+        from .trainer import PPOTrainer
+
+        trainer = PPOTrainer(cfg, out, resume=args.resume)
+    except (BlotError, OSError, yaml.YAMLError) as e:
+        print(f"blot-train: {e}", file=sys.stderr)
+        return 2
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "config.yaml", "w", encoding="utf-8") as f:
+        yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    rows = trainer.train(max_updates=args.max_updates, progress=not args.no_progress)
+    if rows:
+        steps = sum(r["batch_steps"] for r in rows)
+        col = steps / sum(r["collect_time"] for r in rows)
+        upd = steps / sum(r["update_time"] for r in rows)
+        print(f"blot-train: {trainer.update_no} updates, {trainer.global_step} learner steps, "
+              f"{trainer.deals} deals, {trainer.wall_time:.0f} s; this call: collection {col:.0f} and update "
+              f"{upd:.0f} learner steps/s; policy: {out / POLICY_NAME}")
+    else:
+        print(f"blot-train: nothing to do ({trainer.global_step} >= total_steps {cfg.total_steps})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,395 @@
+"""Typed, frozen configuration of the PPO trainer (style.md rule 9).
+
+One dataclass per concern: :class:`NetworkConfig` (the policy/value MLP), :class:`PPOConfig`
+(the update), :class:`RolloutConfig` (data collection and rewards), :class:`PoolConfig`
+(self-play and the opponent pool), :class:`EvalConfig` (periodic duplicate evaluation), all
+composed in :class:`TrainConfig`. Every field carries a docstring; :func:`field_docs` reads
+them from the source so that docs/training.md's reference table is generated, not copied.
+
+YAML files in ``configs/`` load with :func:`load_config`; ``key=value`` overrides with dotted
+keys (``ppo.learning_rate=1e-4``) apply with :func:`apply_overrides`. Nothing mutates a
+config after construction: overrides build a new value.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import inspect
+import itertools
+import json
+import textwrap
+import typing
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from blot_env.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """The actor-critic MLP (agents/ppo/network.py)."""
+
+    hidden: tuple[int, ...] = (256, 256)
+    """Widths of the hidden layers of the actor (and of the critic unless ``shared_trunk``)."""
+    activation: Literal["relu", "tanh"] = "relu"
+    """Hidden-layer nonlinearity."""
+    shared_trunk: bool = False
+    """One trunk for policy and value heads (cheaper) instead of two separate MLPs (CleanRL default)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+        if not self.hidden or any(h < 1 for h in self.hidden):
+            raise ConfigError(f"network.hidden must be a non-empty list of positive widths, got {self.hidden}")
+        _check_literal(self, "activation")
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """The clipped-surrogate PPO update (Schulman et al. 2017; CleanRL's ppo.py details)."""
+
+    learning_rate: float = 2.5e-4
+    """Adam learning rate at the start of training."""
+    anneal_lr: bool = True
+    """Anneal the learning rate linearly to 0 over ``total_steps`` learner steps."""
+    adam_eps: float = 1e-5
+    """Adam epsilon (1e-5 as in the PPO reference implementations, not torch's 1e-8)."""
+    gamma: float = 1.0
+    """Discount per decision of a seat (a deal is short and episodic; 1.0 = undiscounted)."""
+    gae_lambda: float = 0.95
+    """GAE lambda."""
+    update_epochs: int = 4
+    """Passes over each rollout batch."""
+    num_minibatches: int = 4
+    """Minibatches per epoch (the batch of learner steps is split into this many)."""
+    clip_coef: float = 0.2
+    """Policy ratio clip range epsilon."""
+    clip_vloss: bool = True
+    """Clip the value update around the old value estimate with ``clip_coef`` (value units)."""
+    norm_adv: bool = True
+    """Normalise advantages per minibatch (mean 0, std 1)."""
+    ent_coef: float = 0.01
+    """Weight of the entropy bonus (entropy over legal actions only)."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Global gradient-norm clip."""
+    target_kl: float | None = None
+    """Stop the epochs of an update early when the approximate KL exceeds this (None: never)."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "learning_rate", "adam_eps", "update_epochs", "num_minibatches", "max_grad_norm")
+        _in_unit(self, "gamma", "gae_lambda")
+        if not 0.0 < self.clip_coef < 1.0:
+            raise ConfigError(f"ppo.clip_coef must be in (0, 1), got {self.clip_coef}")
+        if self.ent_coef < 0 or self.vf_coef < 0:
+            raise ConfigError("ppo.ent_coef and ppo.vf_coef must be >= 0")
+        if self.target_kl is not None and self.target_kl <= 0:
+            raise ConfigError(f"ppo.target_kl must be positive or null, got {self.target_kl}")
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """Data collection: deals stepped in lockstep, per-seat trajectories, rewards."""
+
+    num_envs: int = 64
+    """Deals stepped in lockstep (one batched policy forward pass per lockstep step)."""
+    deals_per_rollout: int = 256
+    """Complete deals collected per update (a rollout always ends on deal boundaries)."""
+    reward_scale: float = 0.02
+    """Reward per deal = (own side's deal score - opponents') in score-sheet units times this."""
+    reward_clip: float = 0.0
+    """Clip the scaled deal reward to +-this (0: no clipping)."""
+    skip_forced: bool = True
+    """Play decisions with a single legal action without the policy and keep them out of the batch."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "num_envs", "deals_per_rollout", "reward_scale")
+        if self.reward_clip < 0:
+            raise ConfigError(f"rollout.reward_clip must be >= 0, got {self.reward_clip}")
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    """Self-play with one shared policy, plus an opponent pool (past snapshots and baselines)."""
+
+    opponent_prob: float = 0.5
+    """Per deal: probability that the opponents' side is played by a pool member (else pure self-play)."""
+    baselines: tuple[str, ...] = ("random", "rules")
+    """Baseline agents (agents.registry names) in the pool."""
+    baseline_probs: tuple[float, ...] = ()
+    """Relative weights of ``baselines`` when a baseline is drawn (empty: uniform)."""
+    baseline_weight: float = 0.5
+    """Probability that a pool deal draws a baseline rather than a past snapshot (1.0 when no snapshot yet)."""
+    snapshot_every: int = 10
+    """Updates between snapshots of the learner added to the pool (0: no snapshots)."""
+    max_snapshots: int = 5
+    """Snapshots kept (the oldest is dropped first)."""
+    snapshot_greedy: bool = False
+    """Snapshots act greedily (argmax) instead of sampling."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "baselines", tuple(str(b) for b in self.baselines))
+        object.__setattr__(self, "baseline_probs", tuple(float(p) for p in self.baseline_probs))
+        _in_unit(self, "opponent_prob", "baseline_weight")
+        if self.baseline_probs and (len(self.baseline_probs) != len(self.baselines)
+                                    or min(self.baseline_probs) < 0 or sum(self.baseline_probs) <= 0):
+            raise ConfigError("pool.baseline_probs needs one non-negative weight per baseline (not all 0)")
+        if self.snapshot_every < 0 or self.max_snapshots < 0:
+            raise ConfigError("pool.snapshot_every and pool.max_snapshots must be >= 0")
+        if self.opponent_prob > 0 and not self.baselines and (self.snapshot_every == 0 or self.max_snapshots == 0):
+            raise ConfigError("pool.opponent_prob > 0 needs baselines or snapshots in the pool")
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """Periodic duplicate evaluation during training (the learning curve)."""
+
+    every: int = 0
+    """Updates between evaluations (0: never)."""
+    boards: int = 100
+    """Duplicate boards per evaluation: the first ones of the preset's frozen ``split`` suite."""
+    split: str = "dev"
+    """Deal suite of agents/data/suites (``dev`` is for checkpoint selection, spec/evaluation.md)."""
+    opponents: tuple[str, ...] = ("random", "rules")
+    """Baseline agents (agents.registry names) to evaluate against (greedy policy)."""
+    seed: int = 12345
+    """Seed of the agents' per-table generators (the same at every evaluation)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "opponents", tuple(str(b) for b in self.opponents))
+        if self.every < 0 or self.boards < 1:
+            raise ConfigError("eval.every must be >= 0 and eval.boards >= 1")
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """A whole training run.
+
+    Units: "steps" are learner agent steps, one decision of a learner seat; with
+    ``rollout.skip_forced`` only decisions with more than one legal action count.
+    """
+
+    preset: str = "bazar"
+    """Rules preset (blot_env.rules_config.PRESETS)."""
+    obs_kind: str = "observation"
+    """Observation encoder kind: "observation" or "information_state" (blot_env.observation)."""
+    total_steps: int = 1_000_000
+    """Learner agent steps to train for; the learning rate anneals over them."""
+    seed: int = 0
+    """Seed of every random stream of the run (deals, actions, minibatches, pool draws)."""
+    torch_threads: int = 1
+    """torch.set_num_threads for the run (fixed, for speed on small nets and for exact resume)."""
+    deterministic: bool = True
+    """torch.use_deterministic_algorithms(True): resumed runs reproduce straight runs exactly."""
+    checkpoint_every: int = 10
+    """Updates between checkpoints (the last update is always saved)."""
+    keep_checkpoints: bool = False
+    """Keep every periodic checkpoint (``ckpt_<update>.pt``) besides ``checkpoint.pt``."""
+    tensorboard: bool = True
+    """Write TensorBoard event files next to the CSV log."""
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    """Policy/value network."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """PPO update."""
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    """Data collection."""
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    """Self-play and opponent pool."""
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    """Periodic duplicate evaluation."""
+
+    def __post_init__(self) -> None:
+        from blot_env.rules_config import PRESETS
+
+        if self.preset not in PRESETS:
+            raise ConfigError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        _positive(self, "total_steps", "torch_threads")
+        if self.checkpoint_every < 1:
+            raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain nested dict (tuples as lists), the YAML form."""
+        return _plain(dataclasses.asdict(self))
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def config_from_dict(data: dict[str, Any], cls: type = TrainConfig) -> Any:
+    """Build a config dataclass from a nested dict. Raises ConfigError on unknown keys or bad values."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{cls.__name__}: expected a mapping, got {type(data).__name__}")
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ConfigError(f"{cls.__name__}: unknown key(s) {unknown}; known: {', '.join(sorted(names))}")
+    kwargs = {}
+    for key, value in data.items():
+        sub = hints[key]
+        if dataclasses.is_dataclass(sub):
+            kwargs[key] = config_from_dict(value or {}, sub)
+        elif typing.get_origin(sub) is tuple:
+            if not isinstance(value, list | tuple):
+                raise ConfigError(f"{cls.__name__}.{key}: expected a list, got {value!r}")
+            kwargs[key] = tuple(value)
+        else:
+            kwargs[key] = _coerce(cls.__name__, key, sub, value)
+    try:
+        return cls(**kwargs)
+    except TypeError as e:
+        raise ConfigError(f"{cls.__name__}: {e}") from None
+
+
+def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
+    """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys)."""
+    with open(path, encoding="utf-8") as f:
+        data = yaml.safe_load(f) or {}
+    return config_from_dict(_merge_overrides(data, overrides))
+
+
+def apply_overrides(cfg: TrainConfig, overrides: list[str] | tuple[str, ...] | dict[str, Any]) -> TrainConfig:
+    """A new config with ``key=value`` strings (or a ``{dotted key: value}`` dict) applied."""
+    return config_from_dict(_merge_overrides(cfg.to_dict(), overrides))
+
+
+def _merge_overrides(data: dict, overrides) -> dict:
+    data = _plain(data)
+    items = overrides.items() if isinstance(overrides, dict) else [_split_override(o) for o in overrides]
+    for key, value in items:
+        parts = key.split(".")
+        node = data
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"override {key!r}: {p!r} is not a section")
+        node[parts[-1]] = value
+    return data
+
+
+def _split_override(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise ConfigError(f"override {text!r} must look like key=value (for example ppo.learning_rate=1e-4)")
+    key, raw = text.split("=", 1)
+    return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
+
+
+def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
+    """Accept YAML's ints for floats and reject obviously wrong types with a clear message."""
+    args = set(typing.get_args(hint))
+    base = args if args else {hint}
+    if value is None and type(None) in base:
+        return None
+    if float in base and isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if float in base and isinstance(value, str):
+        try:  # YAML 1.1 reads "1e-3" (no dot) as a string
+            return float(value)
+        except ValueError:
+            pass
+    if int in base and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if int in base and isinstance(value, float) and value.is_integer():
+        return int(value)
+    if bool in base and isinstance(value, bool):
+        return value
+    if str in base and isinstance(value, str):
+        return value
+    if typing.get_origin(hint) is Literal and value in args:
+        return value
+    raise ConfigError(f"{owner}.{key}: bad value {value!r} for type {hint}")
+
+
+def _plain(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    return obj
+
+
+def _check_literal(obj: Any, name: str) -> None:
+    allowed = typing.get_args(typing.get_type_hints(type(obj))[name])
+    if getattr(obj, name) not in allowed:
+        raise ConfigError(f"{type(obj).__name__}.{name} must be one of {list(allowed)}, got {getattr(obj, name)!r}")
+
+
+def _positive(obj: Any, *names: str) -> None:
+    for n in names:
+        if not getattr(obj, n) > 0:
+            raise ConfigError(f"{type(obj).__name__}.{n} must be positive, got {getattr(obj, n)!r}")
+
+
+def _in_unit(obj: Any, *names: str) -> None:
+    for n in names:
+        if not 0.0 <= getattr(obj, n) <= 1.0:
+            raise ConfigError(f"{type(obj).__name__}.{n} must be in [0, 1], got {getattr(obj, n)!r}")
+
+
+# --------------------------------------------------------------------------- documentation
+
+
+@cache
+def field_docs(cls: type) -> dict[str, str]:
+    """``{field: docstring}`` of a dataclass, read from the string literal under each field."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    body = tree.body[0].body
+    docs: dict[str, str] = {}
+    for node, nxt in itertools.pairwise(body):
+        if (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)):
+            docs[node.target.id] = " ".join(nxt.value.value.split())
+    return docs
+
+
+def config_reference_markdown() -> str:
+    """The config reference table of docs/training.md, generated from the dataclasses above."""
+    rows = ["| key | type | default | meaning |", "|---|---|---|---|"]
+    default = TrainConfig()
+
+    def walk(cls: type, prefix: str, value: Any) -> None:
+        hints = typing.get_type_hints(cls)
+        docs = field_docs(cls)
+        for f in dataclasses.fields(cls):
+            sub = getattr(value, f.name)
+            if dataclasses.is_dataclass(sub):
+                walk(type(sub), f"{prefix}{f.name}.", sub)
+                continue
+            typ = _type_name(hints[f.name]).replace("|", "or")
+            default_text = json.dumps(_plain(sub))
+            rows.append(f"| `{prefix}{f.name}` | {typ} | `{default_text}` | {docs.get(f.name, '')} |")
+
+    walk(TrainConfig, "", default)
+    return "\n".join(rows)
+
+
+def _type_name(hint: Any) -> str:
+    if typing.get_origin(hint) is Literal:
+        return " / ".join(repr(a).replace("'", '"') for a in typing.get_args(hint))
+    text = getattr(hint, "__name__", None) if not typing.get_args(hint) else None
+    return text or str(hint).replace("typing.", "")
+
+
+__all__ = [
+    "EvalConfig",
+    "NetworkConfig",
+    "PPOConfig",
+    "PoolConfig",
+    "RolloutConfig",
+    "TrainConfig",
+    "apply_overrides",
+    "config_from_dict",
+    "config_reference_markdown",
+    "field_docs",
+    "load_config",
+]
+
+
+if __name__ == "__main__":  # python -m agents.ppo.config: the reference table of docs/training.md
+    print(config_reference_markdown())

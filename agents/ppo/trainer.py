@@ -1,0 +1,403 @@
+"""The PPO trainer: self-play rollouts, clipped-surrogate updates, logs and exact-resume checkpoints.
+
+One update = collect ``rollout.deals_per_rollout`` complete deals (learner in all seats, or in
+one side against a pool member), compute GAE over the per-seat trajectories, then
+``ppo.update_epochs`` passes of ``ppo.num_minibatches`` minibatches.
+
+Exact resume: a checkpoint holds the policy, the optimizer, every random stream (numpy
+Generator for deals/pool/minibatches, torch Generator for action sampling), the counters
+and the pool's snapshots; all are restored, ``torch.set_num_threads(cfg.torch_threads)``
+and ``torch.use_deterministic_algorithms(cfg.deterministic)`` are set, and rollouts end on
+deal boundaries, so "train k updates, save, resume for m more" gives the same parameters as
+"train k + m updates" (tested in tests/test_ppo.py). Both settings are process-wide torch
+state, set when a trainer is built.
+"""
+
+from __future__ import annotations
+
+import csv
+import logging
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from blot_env.actions import layout_for
+from blot_env.errors import ConfigError
+from blot_env.rules_config import make_rules
+
+from .config import TrainConfig, config_from_dict
+from .network import ActorCritic
+from .rollout import OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder
+
+log = logging.getLogger(__name__)
+
+CHECKPOINT_FORMAT = "blot-ppo-checkpoint/1"
+POLICY_FORMAT = "blot-ppo-policy/1"
+CHECKPOINT_NAME = "checkpoint.pt"
+POLICY_NAME = "policy.pt"
+METRICS_NAME = "metrics.csv"
+
+#: per-update log columns (besides the pool and evaluation columns that depend on the config)
+CORE_COLUMNS = (
+    "update", "global_step", "env_steps", "deals", "wall_time", "learning_rate",
+    "pg_loss", "v_loss", "entropy", "approx_kl", "old_approx_kl", "clipfrac", "explained_variance",
+    "grad_norm", "epochs", "batch_steps", "mean_reward", "passed_out",
+    "collect_sps", "update_sps", "env_sps", "collect_time", "update_time",
+)
+
+
+def configure_torch(threads: int, deterministic: bool) -> None:
+    """Process-wide torch settings of a run: thread count and deterministic algorithms."""
+    torch.set_num_threads(threads)
+    torch.use_deterministic_algorithms(deterministic)
+
+
+def build_policy(cfg: TrainConfig, obs_dim: int, num_actions: int) -> ActorCritic:
+    """A freshly initialised policy; the init draws from a private torch RNG seeded by ``cfg.seed``."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        return ActorCritic(obs_dim, num_actions, cfg.network)
+
+
+class PPOTrainer:
+    """Trains one shared policy by self-play against itself and an opponent pool.
+
+    Args:
+        cfg: the run's configuration.
+        out_dir: where checkpoints, ``metrics.csv``, TensorBoard events and ``policy.pt`` go
+            (None: nothing is written).
+        resume: continue from ``out_dir/checkpoint.pt`` (ConfigError if it is missing or was
+            written for a different preset, observation kind or network).
+    """
+
+    def __init__(self, cfg: TrainConfig, out_dir: str | Path | None = None, resume: bool = False):
+        self.cfg = cfg
+        configure_torch(cfg.torch_threads, cfg.deterministic)
+        self.rules = make_rules(cfg.preset)
+        self.encoder = make_encoder(self.rules, cfg.obs_kind)
+        self.num_actions = layout_for(self.rules).num_actions
+        self.policy = build_policy(cfg, self.encoder.size, self.num_actions)
+        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.gen = torch.Generator().manual_seed(cfg.seed)
+        self.pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed)
+        self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool)
+        self.update_no = 0
+        self.global_step = 0
+        self.env_steps = 0
+        self.deals = 0
+        self.wall_time = 0.0
+        self.out_dir = Path(out_dir) if out_dir is not None else None
+        self._writer = None
+        self._evaluator = None
+        if resume:
+            if self.out_dir is None or not (self.out_dir / CHECKPOINT_NAME).exists():
+                raise ConfigError(f"--resume: no checkpoint at {self.out_dir and self.out_dir / CHECKPOINT_NAME}")
+            self.load_checkpoint(self.out_dir / CHECKPOINT_NAME)
+
+    # ------------------------------------------------------------------ columns / logging
+    @property
+    def columns(self) -> list[str]:
+        cols = list(CORE_COLUMNS)
+        for name in [*self.cfg.pool.baselines, "snapshots"]:
+            cols += [f"vs_{name}_tp", f"vs_{name}_deals"]
+        for opp in self.cfg.eval.opponents if self.cfg.eval.every else ():
+            cols += [f"eval_{opp}_mean", f"eval_{opp}_lo", f"eval_{opp}_hi"]
+        return cols
+
+    @property
+    def done(self) -> bool:
+        return self.global_step >= self.cfg.total_steps
+
+    # ------------------------------------------------------------------ training
+    def train(self, max_updates: int | None = None, progress: bool = False,
+              max_seconds: float | None = None) -> list[dict[str, float]]:
+        """Run updates until ``total_steps`` learner steps (or ``max_updates`` more updates, or
+        the first update that ends after ``max_seconds`` of wall time in this call; a run cut
+        by time is reproducible only from its checkpoint, not from its config).
+
+        Saves a checkpoint every ``checkpoint_every`` updates and at the end, then exports
+        ``policy.pt``. Returns the per-update metric rows of this call.
+        """
+        t_call = time.perf_counter()
+        from tqdm.auto import tqdm
+
+        rows = []
+        logger = _CsvLog(self.out_dir / METRICS_NAME, self.columns, self.update_no) if self.out_dir else None
+        bar = tqdm(total=self.cfg.total_steps, initial=min(self.global_step, self.cfg.total_steps), unit="step",
+                   disable=not progress, dynamic_ncols=True, smoothing=0.1)
+        try:
+            n = 0
+            while not self.done and (max_updates is None or n < max_updates) and (
+                    max_seconds is None or time.perf_counter() - t_call < max_seconds):
+                row = self.train_one_update()
+                rows.append(row)
+                n += 1
+                bar.update(min(int(row["batch_steps"]), max(self.cfg.total_steps - bar.n, 0)))
+                post = {"kl": f"{row['approx_kl']:.4f}", "ent": f"{row['entropy']:.2f}",
+                        "col/s": f"{row['collect_sps']:.0f}", "upd/s": f"{row['update_sps']:.0f}"}
+                for b in self.cfg.pool.baselines:
+                    if not math.isnan(row.get(f"vs_{b}_tp", math.nan)):
+                        post[b] = f"{row[f'vs_{b}_tp']:+.1f}"
+                bar.set_postfix(post, refresh=False)
+                if logger:
+                    logger.write(row)
+                    self._tensorboard(row)
+                if self.out_dir and (self.update_no % self.cfg.checkpoint_every == 0):
+                    self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
+                    if self.cfg.keep_checkpoints:
+                        self.save_checkpoint(self.out_dir / f"ckpt_{self.update_no:06d}.pt")
+            if self.out_dir:
+                self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
+                self.export_policy(self.out_dir / POLICY_NAME)
+        finally:
+            bar.close()
+            if logger:
+                logger.close()
+            if self._writer is not None:
+                self._writer.flush()
+        return rows
+
+    def train_one_update(self) -> dict[str, float]:
+        """Collect one rollout and update the policy on it; returns the update's metrics."""
+        cfg = self.cfg
+        t_start = time.perf_counter()
+        frac = 1.0 - self.global_step / cfg.total_steps if cfg.ppo.anneal_lr else 1.0
+        lr = cfg.ppo.learning_rate * max(frac, 0.0)
+        for g in self.optimizer.param_groups:
+            g["lr"] = lr
+        ro = self.collector.collect(self.policy, cfg.rollout.deals_per_rollout, self.rng, self.gen)
+        adv, ret = compute_gae(ro.rewards, ro.values, ro.dones, cfg.ppo.gamma, cfg.ppo.gae_lambda, ro.next_idx)
+        t_upd = time.perf_counter()
+        metrics = self._update(ro, adv, ret)
+        update_time = time.perf_counter() - t_upd
+        T = len(ro)
+        self.update_no += 1
+        self.global_step += T
+        self.env_steps += int(ro.stats["env_steps"])
+        self.deals += int(ro.stats["deals"])
+        if cfg.pool.snapshot_every and self.update_no % cfg.pool.snapshot_every == 0:
+            self.pool.add_snapshot(f"u{self.update_no}", self.policy)
+        row: dict[str, float] = {c: math.nan for c in self.columns}
+        row.update(metrics)
+        ct = ro.stats["collect_time"]
+        row.update({
+            "update": self.update_no, "global_step": self.global_step, "env_steps": self.env_steps,
+            "deals": self.deals, "learning_rate": lr, "batch_steps": T,
+            "mean_reward": float(ro.rewards.sum() / max(ro.dones.sum(), 1.0)),
+            "passed_out": ro.stats["passed_out"],
+            "collect_sps": T / ct if ct > 0 else math.nan,
+            "env_sps": ro.stats["env_steps"] / ct if ct > 0 else math.nan,
+            "update_sps": T / update_time if update_time > 0 else math.nan,
+            "collect_time": ct, "update_time": update_time,
+        })
+        for k, v in ro.stats.items():
+            if k.startswith("vs_") and k in row:
+                row[k] = v
+        if cfg.eval.every and self.update_no % cfg.eval.every == 0:
+            row.update(self.evaluate())
+        self.wall_time += time.perf_counter() - t_start
+        row["wall_time"] = self.wall_time
+        return row
+
+    def _update(self, ro: Rollout, adv: np.ndarray, ret: np.ndarray) -> dict[str, float]:
+        p = self.cfg.ppo
+        T = len(ro)
+        obs = torch.from_numpy(ro.obs)
+        masks = torch.from_numpy(ro.masks)
+        actions = torch.from_numpy(ro.actions)
+        old_logp = torch.from_numpy(ro.logprobs)
+        old_v = torch.from_numpy(ro.values)
+        b_adv = torch.from_numpy(adv)
+        b_ret = torch.from_numpy(ret)
+        mb_size = max(1, math.ceil(T / p.num_minibatches))
+        sums: dict[str, float] = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
+                                  "old_approx_kl": 0.0, "clipfrac": 0.0, "grad_norm": 0.0}
+        count = 0
+        epochs = 0
+        self.policy.train()
+        for _ in range(p.update_epochs):
+            epochs += 1
+            perm = torch.from_numpy(self.rng.permutation(T))
+            kls = []
+            for start in range(0, T, mb_size):
+                idx = perm[start:start + mb_size]
+                dist, new_v = self.policy.dist(obs[idx], masks[idx])
+                new_logp = dist.log_prob(actions[idx])
+                entropy = dist.entropy()
+                logratio = new_logp - old_logp[idx]
+                ratio = logratio.exp()
+                with torch.no_grad():
+                    old_kl = (-logratio).mean()
+                    kl = ((ratio - 1) - logratio).mean()
+                    clipfrac = ((ratio - 1.0).abs() > p.clip_coef).float().mean()
+                mb_adv = b_adv[idx]
+                if p.norm_adv and len(idx) > 1:
+                    mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+                pg_loss = torch.max(-mb_adv * ratio, -mb_adv * ratio.clamp(1 - p.clip_coef, 1 + p.clip_coef)).mean()
+                if p.clip_vloss:
+                    v_unclipped = (new_v - b_ret[idx]) ** 2
+                    v_clip = old_v[idx] + (new_v - old_v[idx]).clamp(-p.clip_coef, p.clip_coef)
+                    v_loss = 0.5 * torch.max(v_unclipped, (v_clip - b_ret[idx]) ** 2).mean()
+                else:
+                    v_loss = 0.5 * ((new_v - b_ret[idx]) ** 2).mean()
+                ent = entropy.mean()
+                loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                gn = nn.utils.clip_grad_norm_(self.policy.parameters(), p.max_grad_norm)
+                self.optimizer.step()
+                for k, v in (("pg_loss", pg_loss), ("v_loss", v_loss), ("entropy", ent), ("approx_kl", kl),
+                             ("old_approx_kl", old_kl), ("clipfrac", clipfrac), ("grad_norm", gn)):
+                    sums[k] += float(v.detach())
+                count += 1
+                kls.append(float(kl))
+            if p.target_kl is not None and float(np.mean(kls)) > p.target_kl:
+                break
+        self.policy.eval()
+        out = {k: v / max(count, 1) for k, v in sums.items()}
+        var_y = float(np.var(ret))
+        out["explained_variance"] = math.nan if var_y == 0 else 1.0 - float(np.var(ret - ro.values)) / var_y
+        out["epochs"] = epochs
+        return out
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self) -> dict[str, float]:
+        """Duplicate evaluation of the greedy policy against ``cfg.eval.opponents`` (frozen boards).
+
+        Uses its own seeds, so it never changes the training streams. Returns
+        ``eval_<opp>_mean/lo/hi`` (mean board score per deal and its 95% CI, score-sheet units).
+        """
+        from .agent import PPOAgent, duplicate_score
+
+        agent = PPOAgent(self.policy, self.encoder, greedy=True)
+        out = {}
+        for opp in self.cfg.eval.opponents:
+            mean, lo, hi = duplicate_score(agent, opp, self.rules, self.cfg.eval.boards, self.cfg.eval.seed,
+                                           self.cfg.eval.split)
+            out.update({f"eval_{opp}_mean": mean, f"eval_{opp}_lo": lo, f"eval_{opp}_hi": hi})
+        log.info("update %d eval: %s", self.update_no, out)
+        return out
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """Everything a resumed run needs to continue exactly."""
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "config": self.cfg.to_dict(),
+            "obs_dim": self.encoder.size,
+            "num_actions": self.num_actions,
+            "policy": self.policy.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "rng": {"numpy": self.rng.bit_generator.state, "torch_sample": self.gen.get_state()},
+            "counters": {"update": self.update_no, "global_step": self.global_step, "env_steps": self.env_steps,
+                         "deals": self.deals, "wall_time": self.wall_time},
+            "pool": self.pool.state_dict(),
+        }
+
+    def save_checkpoint(self, path: str | Path) -> None:
+        """Write :meth:`state_dict` atomically (temporary file, then rename)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        torch.save(self.state_dict(), tmp)
+        os.replace(tmp, path)
+
+    def load_checkpoint(self, path: str | Path) -> None:
+        """Restore a checkpoint written by :meth:`save_checkpoint`.
+
+        Raises:
+            ConfigError: wrong format, or a preset / observation / network that differs from this run's.
+        """
+        ck = torch.load(path, map_location="cpu", weights_only=False)
+        if ck.get("format") != CHECKPOINT_FORMAT:
+            raise ConfigError(f"{path}: not a {CHECKPOINT_FORMAT} file")
+        old = config_from_dict(ck["config"])
+        for key in ("preset", "obs_kind", "network"):
+            if getattr(old, key) != getattr(self.cfg, key):
+                raise ConfigError(f"{path}: checkpoint {key}={getattr(old, key)!r} differs from the run's "
+                                  f"{getattr(self.cfg, key)!r}")
+        self.policy.load_state_dict(ck["policy"])
+        self.optimizer.load_state_dict(ck["optimizer"])
+        self.rng.bit_generator.state = ck["rng"]["numpy"]
+        self.gen.set_state(ck["rng"]["torch_sample"])
+        c = ck["counters"]
+        self.update_no, self.global_step = int(c["update"]), int(c["global_step"])
+        self.env_steps, self.deals, self.wall_time = int(c["env_steps"]), int(c["deals"]), float(c["wall_time"])
+        self.pool.load_state_dict(ck["pool"], self.policy)
+        self.policy.eval()
+
+    def export_policy(self, path: str | Path) -> None:
+        """Write the acting part of the policy (actor weights, config) for :func:`agents.ppo.agent.load_ppo_agent`."""
+        save_policy(self.policy, self.cfg, path, {"update": self.update_no, "global_step": self.global_step,
+                                                  "deals": self.deals, "wall_time": self.wall_time})
+
+    # ------------------------------------------------------------------ tensorboard
+    def _tensorboard(self, row: dict[str, float]) -> None:
+        if not self.cfg.tensorboard or self.out_dir is None:
+            return
+        if self._writer is None:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self._writer = SummaryWriter(str(self.out_dir / "tb"), purge_step=int(row["update"]))
+        step = int(row["global_step"])
+        for k, v in row.items():
+            if k not in ("update", "global_step") and not (isinstance(v, float) and math.isnan(v)):
+                group = "eval" if k.startswith("eval_") else "pool" if k.startswith("vs_") else \
+                    "perf" if k.endswith(("sps", "_time")) else "train"
+                self._writer.add_scalar(f"{group}/{k}", v, step)
+
+
+def save_policy(policy: ActorCritic, cfg: TrainConfig, path: str | Path, meta: dict[str, Any] | None = None) -> None:
+    """Write the actor weights (no critic, no optimizer) and the config needed to rebuild the agent."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    actor = {k: v.detach().clone() for k, v in policy.state_dict().items()
+             if k.startswith(("actor_trunk.", "policy_head."))}
+    data = {"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
+            "num_actions": policy.num_actions, "policy": actor, "meta": dict(meta or {})}
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    torch.save(data, tmp)
+    os.replace(tmp, path)
+
+
+class _CsvLog:
+    """Append-only CSV of per-update metrics; on resume, rows after the checkpoint's update are dropped."""
+
+    def __init__(self, path: Path, columns: list[str], resume_update: int):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.columns = columns
+        rows: list[dict[str, str]] = []
+        if path.exists() and resume_update > 0:
+            with open(path, newline="", encoding="utf-8") as f:
+                rows = [r for r in csv.DictReader(f) if int(float(r.get("update") or 0)) <= resume_update]
+        self.f = open(path, "w", newline="", encoding="utf-8")  # noqa: SIM115 (kept open for the run)
+        self.w = csv.DictWriter(self.f, fieldnames=columns, extrasaction="ignore")
+        self.w.writeheader()
+        for r in rows:
+            self.w.writerow(r)
+        self.f.flush()
+
+    def write(self, row: dict[str, float]) -> None:
+        self.w.writerow({k: ("" if isinstance(v, float) and math.isnan(v) else v) for k, v in row.items()})
+        self.f.flush()
+
+    def close(self) -> None:
+        self.f.close()
+
+
+__all__ = [
+    "CHECKPOINT_FORMAT",
+    "CORE_COLUMNS",
+    "POLICY_FORMAT",
+    "PPOTrainer",
+    "build_policy",
+    "configure_torch",
+    "save_policy",
+]

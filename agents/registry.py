@@ -1,0 +1,91 @@
+"""Agents by name: ``make_agent("rules")``, ``make_agent("ppo")``, ``make_agent("runs/x/best.pt")``.
+
+Names (spec/evaluation.md "The baseline ladder"):
+
+* ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
+* ``ppo``: the shipped pretrained policy; ``ppo:NAME``: another named policy;
+* a path to a checkpoint file (``*.pt``): a trained PPO policy.
+
+The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
+rule agents work without torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from blot_env.rules_config import RulesConfig, make_rules
+
+from .base import Agent
+from .medium_agent import MediumAgent
+from .random_agent import RandomAgent
+from .rules_agent import RulesAgent
+
+#: the rule agents: name -> factory
+BUILTIN: dict[str, Callable[[], Agent]] = {
+    "random": RandomAgent,
+    "rules": RulesAgent,
+    "rules-medium": MediumAgent,
+}
+#: aliases of the app's difficulty names (seed 004)
+ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
+KNOWN = (*BUILTIN, "ppo", "ppo:NAME", "PATH.pt")
+
+
+class UnknownAgentError(ValueError):
+    """An agent name that is neither a known agent nor a checkpoint path."""
+
+
+def known_agents() -> tuple[str, ...]:
+    """Names ``make_agent`` accepts (``ppo:NAME`` and ``PATH.pt`` are patterns)."""
+    return KNOWN
+
+
+def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None = None) -> Agent:
+    """The agent called ``name`` for the rules of ``preset``.
+
+    Args:
+        name: ``random``, ``rules``, ``rules-medium`` (or the aliases L0/L1/L2, easy/medium),
+            ``ppo``, ``ppo:NAME``, or the path of a ``.pt`` checkpoint.
+        preset: a preset id or a :class:`RulesConfig` (the PPO policy's network depends on it;
+            the rule agents read the rules from each view).
+        seed: unused by the rule agents (their randomness comes from the ``rng`` of each
+            ``act`` call); kept so that every agent is built the same way.
+
+    Raises:
+        UnknownAgentError: an unknown name (the message lists the known ones), or a
+            checkpoint path that does not exist.
+        ImportError: a PPO agent was asked for and ``agents.ppo`` cannot be imported.
+    """
+    del seed
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownAgentError(f"agent name must be a non-empty string, got {name!r}; known: {', '.join(KNOWN)}")
+    key = ALIASES.get(name.strip(), name.strip())
+    if key in BUILTIN:
+        agent = BUILTIN[key]()
+        agent.name = key
+        return agent
+    cfg = make_rules(preset) if isinstance(preset, str) else preset
+    if key == "ppo" or key.startswith("ppo:"):
+        return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
+    p = Path(key)
+    if p.suffix == ".pt" or p.exists():
+        if not p.exists():
+            raise UnknownAgentError(f"checkpoint {key!r} not found")
+        return _load_ppo(str(p), cfg, name)
+    raise UnknownAgentError(f"unknown agent {name!r}; known: {', '.join(KNOWN)}")
+
+
+def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:
+    try:
+        from .ppo.agent import load_ppo_agent
+    except ImportError as e:
+        raise ImportError(f"agent {label!r} needs agents.ppo.agent.load_ppo_agent (torch): {e}") from e
+    agent = load_ppo_agent(path_or_name, cfg)
+    if not getattr(agent, "name", None):
+        agent.name = label
+    return agent
+
+
+__all__ = ["ALIASES", "BUILTIN", "UnknownAgentError", "known_agents", "make_agent"]

@@ -1,0 +1,475 @@
+"""The PettingZoo AEC environment of every blot preset (bookkeeping only; rules live in the engine).
+
+Quick start::
+
+    import blot_env
+    env = blot_env.env(preset="bazar")            # wrapped (illegal moves terminate)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            action = None
+        else:
+            action = int(np.flatnonzero(obs["action_mask"])[0])
+        env.step(action)
+
+See :class:`raw_env` for the reward model, the episode definition and the version history,
+and docs/env.md for the spaces and the observation layouts.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .actions import layout_for
+from .engine import _apply, apply_action, current_seat, deal_random, deal_result, is_terminal
+from .errors import ConfigError, IllegalActionError
+from .match import MatchState, after_deal, new_match
+from .observation import KINDS, ObservationEncoder
+from .record import initial_state, make_record
+from .render import render_text
+from .rules_config import KNOBS, PRESETS, RulesConfig, make_rules
+from .state import State
+from .view import seat_view
+from .wrappers import classic_stack
+
+#: behaviour version of the env; bump it (and the ids) when observations, rewards or episodes change
+ENV_VERSION = 0
+EPISODES = ("deal", "match")
+
+
+def env_id(preset: str, version: int = ENV_VERSION) -> str:
+    """The versioned env id of a preset: ``"bazar"`` -> ``"bazar_blot_v0"``,
+    ``"duel-app"`` -> ``"duel_app_blot_v0"``."""
+    return f"{preset.replace('-', '_')}_blot_v{version}"
+
+
+def preset_of_env_id(eid: str) -> str:
+    """Inverse of :func:`env_id` (accepts a ``blot/`` namespace and ``-v0``). Raises ConfigError."""
+    name = eid.split("/", 1)[-1].replace("-v", "_v")
+    for p in PRESETS:
+        if name in (env_id(p), env_id(p).rsplit("_v", 1)[0]):
+            return p
+    raise ConfigError(f"unknown env id {eid!r}; known: {', '.join(env_id(p) for p in PRESETS)}")
+
+
+class raw_env(AECEnv):
+    """Blot as a PettingZoo AEC env: agents ``player_0..player_{n-1}`` sit at seats ``0..n-1``.
+
+    Args:
+        preset: a preset id of ``blot_env.PRESETS`` (rules.md "Presets").
+        episode: ``"deal"`` (one deal per episode) or ``"match"`` (deals to the target).
+        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the table as text).
+        observation_kind: ``"observation"`` or ``"information_state"`` (see
+            :mod:`blot_env.observation`).
+        reward_scale: multiplies score-sheet rewards (deal mode, and per-deal rewards).
+        deal_rewards: match mode only: also reward every deal (score difference x scale).
+        dealer: fixed dealer seat of the (first) deal; ``None``: drawn from the env's RNG at reset.
+        max_deals: match mode: truncate the episode after this many deals (a guard; rarely hit).
+        render_seat: seat whose hand ``render()`` shows (``None``: the seat to act).
+        render_all_hands: ``render()`` also shows every hand (debugging; shows hidden cards).
+        rules: a ready :class:`RulesConfig` (then ``preset`` and overrides are ignored).
+        **rules_overrides: knobs of :class:`RulesConfig` set on top of the preset.
+
+    Spaces:
+        action: ``Discrete(A)``, the preset's flat layout (:mod:`blot_env.actions`); ids map
+        one-to-one to the action strings of spec/deal-record.md (``describe``/``parse``).
+        observation: ``Dict(observation=Box(0, hi, (D,), float32), action_mask=Box(0, 1, (A,), int8))``;
+        the mask is all zeros for every agent that is not to act (and after the end).
+
+    Reward model:
+        ``episode="deal"``: at the end of the deal each agent receives
+        ``reward_scale * (own side's deal score - opponents' deal score)`` in score-sheet units
+        (table points for the Armenian presets, raw points for belote; rules.md 2.5). Partners
+        get the same reward; rewards sum to zero. A passed-out deal (every seat passed,
+        rules.md 2.1) **ends the episode with reward 0** and a result whose contract is null,
+        as in OpenSpiel's and Pgx's bridge: the redeal belongs to the match, not to the deal.
+        ``episode="match"``: deals are played to the target (rules.md 2.6/2.8 via
+        :mod:`blot_env.match`: totals summed, dealer rotating, passed-out deals redealt by the
+        next dealer, both-cross and exact-tie rules by ``tie_at_target``, optional
+        ``instant_match_end``). At the end the winning side's agents receive +1 and the others
+        -1; with ``deal_rewards=True`` every deal also pays its scaled score difference.
+        Episodes longer than ``max_deals`` deals are truncated (reward 0).
+
+    Episode and agents:
+        the agent to act is ``agent_selection``; there are no simultaneous moves. At the end
+        every agent is terminated and must step ``None`` (PettingZoo's dead-step protocol).
+        ``infos[agent]`` holds ``"deal_result"`` (the record's result JSON,
+        spec/deal-record.md) in the step that ends a deal, plus ``"match_totals"`` and
+        ``"match_winner"`` in match mode.
+
+    Errors:
+        ``step`` with an illegal action raises :class:`blot_env.errors.IllegalActionError`
+        naming the action, the seat, the rule (rules.md section) and the legal actions.
+        Use :func:`env` for PettingZoo's wrapper stack, which turns it into a terminal penalty.
+
+    Other API:
+        ``describe(id)``/``parse(str)`` (action strings), ``record()`` (the deal record so
+        far), ``match_record()``, ``state()`` (full-information ``float32`` vector, see
+        ``state_space``), ``game_state`` (the engine's immutable :class:`State`),
+        ``get_state()``/``set_state()`` and ``copy.deepcopy(env)`` (clone mid-episode).
+        ``reset(seed=..., options={"dealer": d, "deal": {"dealer", "hands", "stock"}})``.
+        No global RNG is used: ``reset(seed)`` fixes everything.
+
+    Version history:
+        ``*_blot_v0`` (ENV_VERSION 0): first release.
+    """
+
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "name": "bazar_blot_v0", "is_parallelizable": True}
+
+    def __init__(self, preset: str = "bazar", episode: str = "deal", render_mode: str | None = None,
+                 observation_kind: str = "observation", reward_scale: float = 1.0, deal_rewards: bool = False,
+                 dealer: int | None = None, max_deals: int = 1000, render_seat: int | None = None,
+                 render_all_hands: bool = False, rules: RulesConfig | None = None, **rules_overrides: Any):
+        super().__init__()
+        cfg = rules if rules is not None else make_rules(preset, **rules_overrides)
+        if episode not in EPISODES:
+            raise ConfigError(f"episode must be one of {EPISODES}, got {episode!r}")
+        if observation_kind not in KINDS:
+            raise ConfigError(f"observation_kind must be one of {KINDS}, got {observation_kind!r}")
+        if render_mode not in (None, "ansi"):
+            raise ConfigError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        n = cfg.num_players
+        if dealer is not None and not 0 <= dealer < n:
+            raise ConfigError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+        self.cfg = cfg
+        self.episode = episode
+        self.render_mode = render_mode
+        self.observation_kind = observation_kind
+        self.reward_scale = float(reward_scale)
+        self.deal_rewards = bool(deal_rewards)
+        self.fixed_dealer = dealer
+        self.max_deals = int(max_deals)
+        self.render_seat = render_seat
+        self.render_all_hands = bool(render_all_hands)
+        self.metadata = {**type(self).metadata, "name": env_id(cfg.preset)}
+        self.layout = layout_for(cfg)
+        self.encoder = ObservationEncoder(cfg, observation_kind, match=episode == "match")
+        self._state_encoder = ObservationEncoder(cfg, "information_state", match=episode == "match")
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat_of = {a: i for i, a in enumerate(self.possible_agents)}
+        A = self.layout.num_actions
+        D = self.encoder.size
+        obs_space = spaces.Dict({
+            "observation": spaces.Box(0.0, self.encoder.upper_bounds(), (D,), np.float32),
+            "action_mask": spaces.Box(0, 1, (A,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(A) for a in self.possible_agents}
+        hi = np.concatenate([self._state_encoder.upper_bounds(), np.ones(4 * n * 32 + 32, np.float32)])
+        self.state_space = spaces.Box(0.0, hi, (hi.size,), np.float32)
+        self._rng: np.random.Generator | None = None
+        self._state: State | None = None
+        self._match: MatchState | None = None
+        self._records: list[dict] = []
+        self._obs_cache: dict[str, dict] = {}
+        self._legal: frozenset[int] | None = None  # legal ids of the current state, once observed
+
+    def seat_of(self, agent: str) -> int:
+        """The seat of an agent name (``"player_2"`` -> 2)."""
+        return self._seat_of[agent]
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------ actions
+    def describe(self, action: int) -> str:
+        """The action string of an id (spec/deal-record.md). Raises UnknownActionError."""
+        return self.layout.describe(action)
+
+    def parse(self, text: str) -> int:
+        """The id of an action string. Raises UnknownActionError."""
+        return self.layout.parse(text)
+
+    # ------------------------------------------------------------------ episode
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode. ``seed`` seeds the env's own ``numpy.random.Generator``.
+
+        Options: ``"dealer"`` (seat of the first dealer), ``"deal"`` (a deal-suite entry
+        ``{"dealer", "hands", "stock"}`` as written by ``record.deal_fields``: play those cards).
+        """
+        if seed is not None or self._rng is None:
+            self._rng = np.random.default_rng(seed)
+        options = options or {}
+        n = self.cfg.num_players
+        deal = options.get("deal")
+        if deal is not None:
+            dealer = int(deal["dealer"])
+        elif options.get("dealer") is not None:
+            dealer = int(options["dealer"])
+        elif self.fixed_dealer is not None:
+            dealer = self.fixed_dealer
+        else:
+            dealer = int(self._rng.integers(n))
+        self._match = new_match(self.cfg, dealer) if self.episode == "match" else None
+        self._records = []
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self._skip_agent_selection = None
+        self._start_deal(dealer, deal)
+
+    def _start_deal(self, dealer: int, deal: dict | None = None) -> None:
+        if deal is not None:
+            base = make_rules(self.cfg.preset)
+            rules = {k: getattr(self.cfg, k) for k in KNOBS
+                     if k != "preset" and getattr(self.cfg, k) != getattr(base, k)}
+            self._state = initial_state({"format": "blot-record/1", "preset": self.cfg.preset, "rules": rules,
+                                         "dealer": dealer, "hands": list(deal["hands"]),
+                                         "stock": deal.get("stock", ""), "actions": []})
+        else:
+            self._state = deal_random(self.cfg, self._rng, dealer)
+        self._obs_cache = {}
+        self._legal = None
+        self.agent_selection = self.possible_agents[current_seat(self._state)]
+
+    def step(self, action: int | None) -> None:
+        """The agent to act takes ``action`` (an id of the layout; ``None`` for a finished agent).
+
+        Raises:
+            IllegalActionError: the action is not legal here (message: action, seat, rule, legal ones).
+        """
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        seat = self._seat_of[agent]
+        if action is None:
+            raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
+        action = int(action)
+        if self._legal is not None and action in self._legal:
+            # already checked against the legal set of this very state (computed for the mask
+            # in observe): skip the engine's second legal_actions call
+            state = _apply(self._state, self.layout, action)
+        else:
+            state = apply_action(self._state, action)  # checks; raises IllegalActionError
+        self._state = state
+        self._obs_cache = {}
+        self._legal = None
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        for a in self.infos:
+            if self.infos[a]:
+                self.infos[a] = {}
+        if is_terminal(state):
+            self._end_deal(state)
+        else:
+            self.agent_selection = self.possible_agents[current_seat(state)]
+        self._accumulate_rewards()
+
+    def _end_deal(self, state: State) -> None:
+        result = deal_result(state)
+        lay = self.layout
+        rj = result.to_json(lay.describe)
+        self._records.append(make_record(state))
+        diff = (result.score[0] - result.score[1]) * self.reward_scale
+        for a in self.agents:
+            self.infos[a] = {"deal_result": rj}
+        if self._match is None:
+            for a in self.agents:
+                self.rewards[a] = diff if self._seat_of[a] % 2 == 0 else -diff
+            self.terminations = dict.fromkeys(self.agents, True)
+            return
+        m = self._match = after_deal(self._match, result)
+        for a in self.agents:
+            side = self._seat_of[a] % 2
+            r = (diff if side == 0 else -diff) if self.deal_rewards else 0.0
+            if m.over:
+                r += 1.0 if side == m.winner else -1.0
+            self.rewards[a] = r
+            self.infos[a].update(match_totals=list(m.totals), match_winner=m.winner, deal_index=m.num_deals - 1)
+        if m.over:
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif m.num_deals >= self.max_deals:
+            self.truncations = dict.fromkeys(self.agents, True)
+        else:
+            self._start_deal(m.dealer)
+
+    # ------------------------------------------------------------------ observations
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        """``{"observation": float32[D], "action_mask": int8[A]}`` of ``agent`` (any agent, any time).
+
+        The returned arrays are cached until the next ``step``; do not modify them in place.
+        """
+        cached = self._obs_cache.get(agent)
+        if cached is not None:
+            return cached
+        seat = self._seat_of[agent]
+        view = seat_view(self._state, seat)
+        obs = self.encoder.encode(view, self._match.totals if self._match is not None else None)
+        mask = np.zeros(self.layout.num_actions, dtype=np.int8)
+        if view.legal and agent in self.terminations and not (self.terminations[agent] or self.truncations[agent]):
+            mask[list(view.legal)] = 1
+            self._legal = frozenset(view.legal)
+        out = {"observation": obs, "action_mask": mask}
+        self._obs_cache[agent] = out
+        return out
+
+    def state(self) -> np.ndarray:
+        """Full-information ``float32`` vector (``state_space``): seat 0's information-state
+        encoding, then (absolute seats) every seat's current cards, cards at the start of play
+        (0 during the auction), claimed cards and show-set cards (``n x 32`` each), and the
+        undealt stock (32)."""
+        s = self._state
+        n = self.cfg.num_players
+        base = self._state_encoder.encode(seat_view(s, 0), self._match.totals if self._match else None)
+        masks = list(s.hands) + list(s.play_hands or (0,) * n)
+        d = s.decl
+        masks += [d.claim[i].mask if d is not None and d.claim[i] is not None else 0 for i in range(n)]
+        masks += [sum(c.mask for c in d.show_set[i]) if d is not None else 0 for i in range(n)]
+        masks.append(sum(1 << c for c in s.stock))
+        bits = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little").astype(np.float32)
+        return np.concatenate([base, bits])
+
+    @property
+    def game_state(self) -> State:
+        """The engine's immutable deal state (full information; do not give it to agents)."""
+        return self._state
+
+    @property
+    def match_state(self) -> MatchState | None:
+        return self._match
+
+    # ------------------------------------------------------------------ records
+    def record(self) -> dict:
+        """The deal record of the current deal so far (spec/deal-record.md, ``make_record``)."""
+        return make_record(self._state)
+
+    def match_record(self) -> dict:
+        """``blot-match/1`` record of the finished deals (match mode; deal mode: the finished deal)."""
+        rules = dict(self._records[0]["rules"]) if self._records else {}
+        totals = list(self._match.totals) if self._match else None
+        winner = self._match.winner if self._match else None
+        return {"format": "blot-match/1", "preset": self.cfg.preset, "rules": rules,
+                "deals": list(self._records), "totals": totals, "winner": winner}
+
+    # ------------------------------------------------------------------ clone
+    def get_state(self) -> dict:
+        """A snapshot of everything that evolves (immutable engine state, RNG state, bookkeeping)."""
+        return {
+            "state": self._state, "match": self._match,
+            "rng": copy.deepcopy(self._rng.bit_generator.state) if self._rng is not None else None,
+            "agents": list(self.agents), "rewards": dict(self.rewards),
+            "cumulative_rewards": dict(self._cumulative_rewards), "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations), "infos": copy.deepcopy(self.infos),
+            "agent_selection": self.agent_selection,
+            "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
+            "records": list(self._records),
+        }
+
+    def set_state(self, snap: dict) -> None:
+        """Restore a :meth:`get_state` snapshot (of an env with the same rules and options)."""
+        self._state = snap["state"]
+        self._match = snap["match"]
+        if snap["rng"] is not None:
+            self._rng = np.random.default_rng()
+            self._rng.bit_generator.state = copy.deepcopy(snap["rng"])
+        self.agents = list(snap["agents"])
+        self.rewards = dict(snap["rewards"])
+        self._cumulative_rewards = dict(snap["cumulative_rewards"])
+        self.terminations = dict(snap["terminations"])
+        self.truncations = dict(snap["truncations"])
+        self.infos = copy.deepcopy(snap["infos"])
+        self.agent_selection = snap["agent_selection"]
+        self._skip_agent_selection = snap["skip_agent_selection"]
+        self._records = list(snap["records"])
+        self._obs_cache = {}
+        self._legal = None
+
+    def __deepcopy__(self, memo: dict) -> raw_env:
+        new = copy.copy(self)  # shares the immutable config, layout and encoders
+        if self._state is not None:
+            new.set_state(self.get_state())
+        else:
+            new._obs_cache, new._legal = {}, None
+        return new
+
+    # ------------------------------------------------------------------ render
+    def render(self) -> str | None:
+        """``render_mode="ansi"``: the table as text (see :func:`blot_env.render.render_text`)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        return render_text(self._state, self.render_seat, self.render_all_hands,
+                           self._match.totals if self._match else None)
+
+    def close(self) -> None:
+        pass
+
+
+def env(preset: str = "bazar", episode: str = "deal", render_mode: str | None = None,
+        illegal_reward: float | None = -1.0, **kwargs: Any) -> AECEnv:
+    """The wrapped env: PettingZoo classic's stack around :class:`raw_env`.
+
+    ``TerminateIllegalWrapper(illegal_reward)`` (an illegal move ends the episode, the mover
+    gets ``illegal_reward``, everyone else 0; ``illegal_reward=None`` leaves it out so the raw
+    env raises IllegalActionError), ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``
+    (the subclasses of :mod:`blot_env.wrappers`, which only speed up attribute access).
+    Other keyword arguments go to :class:`raw_env`.
+    """
+    return classic_stack(raw_env(preset=preset, episode=episode, render_mode=render_mode, **kwargs),
+                         illegal_reward)
+
+
+def parallel_env(preset: str = "bazar", **kwargs: Any):
+    """The env as a PettingZoo ``ParallelEnv`` (``turn_based_aec_to_parallel(env(...))``)."""
+    from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+    return turn_based_aec_to_parallel(env(preset=preset, **kwargs))
+
+
+def make(eid: str, **kwargs: Any) -> AECEnv:
+    """``blot_env.make("bazar_blot_v0", episode="match")``: the wrapped env of a versioned id
+    (``blot/`` prefix, ``-v0`` and an omitted version are accepted).
+
+    Raises:
+        ConfigError: unknown id, or an id of another version.
+    """
+    return env(preset=preset_of_env_id(eid), **kwargs)
+
+
+def _entry(preset: str, parallel: bool = False):
+    def make_env(**kwargs: Any):
+        return parallel_env(preset=preset, **kwargs) if parallel else env(preset=preset, **kwargs)
+
+    return make_env
+
+
+def register_envs() -> list[str]:
+    """Register ``blot/<preset>_blot_v0`` for every preset in PettingZoo's AEC and parallel registries.
+
+    ``pettingzoo.make("aec", "blot/bazar_blot_v0")``. Returns the ids registered.
+    """
+    import warnings
+
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):
+        return []
+    ids = []
+    for p in PRESETS:
+        eid = f"blot/{env_id(p)}"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pettingzoo.register("aec", eid, entry_point=_entry(p))
+            pettingzoo.register("parallel", eid, entry_point=_entry(p, parallel=True))
+        ids.append(eid)
+    return ids
+
+
+__all__ = ["ENV_VERSION", "env", "env_id", "make", "parallel_env", "raw_env", "register_envs"]

@@ -1,0 +1,187 @@
+"""Single-agent Gymnasium view of the AEC env: one seat learns, the other seats follow given policies.
+
+``gymnasium.make("BlotBazar-v0", opponents="random")`` (ids: ``Blot`` + the preset in
+CamelCase + ``-v0``: ``BlotBazar-v0``, ``BlotBazarApp-v0``, ``BlotDuel-v0``, ...). The env has
+``action_masks()`` so sb3-contrib's ``MaskablePPO`` trains on it directly.
+
+Opponent policies are callables of one of two forms (the form is read from the signature, or
+forced by a ``policy_input`` attribute equal to ``"view"`` or ``"obs"``):
+
+* ``policy(view: SeatView) -> int`` (one required positional parameter): gets the seat's
+  :class:`~blot_env.view.SeatView` (``view.legal`` holds the legal ids);
+* ``policy(obs: float32[D], mask: int8[A]) -> int`` (two required positional parameters): gets
+  the same observation vector and action mask the learner would get in that seat.
+
+``opponents`` may be ``"random"`` (uniform over legal actions, drawn from the env's seeded
+RNG), one policy for every other seat, a list with one entry per seat (the learner's entry is
+ignored), or a dict ``{seat: policy}``.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import gymnasium as gym
+import numpy as np
+
+from .env import ENV_VERSION, raw_env
+from .rules_config import PRESETS
+from .view import seat_view
+
+Policy = Callable[..., int]
+
+
+def gym_id(preset: str, version: int = ENV_VERSION) -> str:
+    """``"bazar-app"`` -> ``"BlotBazarApp-v0"``."""
+    return "Blot" + "".join(w.capitalize() for w in preset.replace("_", "-").split("-")) + f"-v{version}"
+
+
+def _policy_input(policy: Policy) -> str:
+    forced = getattr(policy, "policy_input", None)
+    if forced in ("view", "obs"):
+        return forced
+    try:
+        params = inspect.signature(policy).parameters.values()
+    except (TypeError, ValueError):
+        return "view"
+    req = [p for p in params if p.default is p.empty
+           and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return "obs" if len(req) >= 2 else "view"
+
+
+class BlotGymEnv(gym.Env):
+    """One learning seat against fixed policies, over :class:`blot_env.env.raw_env`.
+
+    Args:
+        preset: preset id; ``episode``, ``observation_kind``, ``reward_scale``, ``deal_rewards``,
+            ``dealer`` and rules overrides are passed to :class:`~blot_env.env.raw_env`.
+        seat: the learner's seat, or ``"random"`` (drawn at every reset).
+        opponents: see the module docstring (default ``"random"``).
+        illegal_reward: reward for an illegal learner action, which ends the episode
+            (``info["illegal_action"] = True``); ``None`` raises IllegalActionError instead.
+        render_mode: ``None`` or ``"ansi"`` (the table from the learner's seat).
+
+    Spaces: observation ``Box(0, hi, (D,), float32)`` (the AEC env's ``"observation"``),
+    action ``Discrete(A)``; ``action_masks() -> bool[A]``.
+    Reward: the learner agent's AEC reward accumulated over its own action and the opponents'
+    following actions (deal mode: its side's score difference at the end of the deal).
+    """
+
+    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(self, preset: str = "bazar", seat: int | str = 0,
+                 opponents: str | Policy | Sequence[Policy | None] | Mapping[int, Policy] = "random",
+                 episode: str = "deal", observation_kind: str = "observation",
+                 illegal_reward: float | None = -1.0, render_mode: str | None = None, **env_kwargs: Any):
+        self.raw = raw_env(preset=preset, episode=episode, observation_kind=observation_kind,
+                           render_mode=render_mode, **env_kwargs)
+        n = self.raw.cfg.num_players
+        if seat != "random" and not (isinstance(seat, int) and 0 <= seat < n):
+            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        self.seat_option = seat
+        self.seat = 0 if seat == "random" else int(seat)
+        self.render_mode = render_mode
+        self.illegal_reward = illegal_reward
+        self.observation_space = self.raw.observation_spaces["player_0"]["observation"]
+        self.action_space = self.raw.action_spaces["player_0"]
+        self._policies = self._normalize(opponents, n)
+        self._mask = np.zeros(self.action_space.n, dtype=bool)
+
+    @staticmethod
+    def _normalize(opponents, n: int) -> list[tuple[str, Policy] | None]:
+        if isinstance(opponents, str):
+            if opponents != "random":
+                raise ValueError(f"unknown opponents {opponents!r}; use 'random' or policies")
+            return [None] * n
+        if callable(opponents):
+            pols = [opponents] * n
+        elif isinstance(opponents, Mapping):
+            pols = [opponents.get(s) for s in range(n)]
+        else:
+            pols = list(opponents)
+            if len(pols) != n:
+                raise ValueError(f"expected {n} policies (one per seat), got {len(pols)}")
+        return [None if p is None or p == "random" else (_policy_input(p), p) for p in pols]
+
+    # ------------------------------------------------------------------ gym API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        for _ in range(100):
+            if self.seat_option == "random":
+                self.seat = int(self.np_random.integers(self.raw.cfg.num_players))
+            self.raw.reset(seed=int(self.np_random.integers(2**63 - 1)), options=options)
+            self._agent = self.raw.possible_agents[self.seat]
+            _, done = self._play_others()
+            if not done:
+                return self._obs(), {"seat": self.seat}
+        raise RuntimeError("the learner's seat never got to act in 100 deals")
+
+    def step(self, action: int):
+        raw = self.raw
+        if self.illegal_reward is not None and not (0 <= int(action) < self.action_space.n
+                                                    and self._mask[int(action)]):
+            return self._obs(), float(self.illegal_reward), True, False, {"illegal_action": True}
+        raw.step(int(action))
+        reward = raw.rewards[self._agent]
+        more, done = self._play_others()
+        reward += more
+        info = {}
+        if done:
+            info = dict(raw.infos.get(self._agent, {}))
+        truncated = bool(done and raw.truncations.get(self._agent, False))
+        return self._obs(), float(reward), bool(done and not truncated), truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """``bool[A]``: the learner's legal actions now (all False when the episode is over)."""
+        return self._mask.copy()
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self.raw.render()
+
+    # ------------------------------------------------------------------ internals
+    def _obs(self) -> np.ndarray:
+        o = self.raw.observe(self._agent)
+        self._mask = o["action_mask"].astype(bool)
+        return o["observation"].copy()  # the AEC env caches its arrays; the caller keeps ours
+
+    def _play_others(self) -> tuple[float, bool]:
+        """Step the other seats until the learner is to act or the episode ends."""
+        raw = self.raw
+        me = self._agent
+        reward = 0.0
+        while True:
+            if raw.terminations[me] or raw.truncations[me]:
+                return reward, True
+            agent = raw.agent_selection
+            if agent == me:
+                return reward, False
+            s = raw.seat_of(agent)
+            pol = self._policies[s]
+            if pol is None:
+                legal = seat_view(raw.game_state, s).legal
+                a = legal[int(self.np_random.integers(len(legal)))]
+            elif pol[0] == "view":
+                a = pol[1](seat_view(raw.game_state, s))
+            else:
+                o = raw.observe(agent)
+                a = pol[1](o["observation"], o["action_mask"])
+            raw.step(int(a))
+            reward += raw.rewards[me]
+
+
+def register_gym_envs() -> list[str]:
+    """Register ``Blot<Preset>-v0`` for every preset with Gymnasium. Returns the ids."""
+    ids = []
+    for p in PRESETS:
+        gid = gym_id(p)
+        if gid not in gym.registry:
+            gym.register(id=gid, entry_point="blot_env.gym_env:BlotGymEnv", kwargs={"preset": p})
+        ids.append(gid)
+    return ids
+
+
+__all__ = ["BlotGymEnv", "gym_id", "register_gym_envs"]

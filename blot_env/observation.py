@@ -1,0 +1,403 @@
+"""Egocentric observation encoders built from named pieces (style.md rules of thumb 5 and 6).
+
+An :class:`ObservationEncoder` turns a :class:`~blot_env.view.SeatView` (never a
+:class:`~blot_env.state.State`, so nothing hidden can leak) into a ``float32[D]`` vector.
+Everything is **egocentric**: relative seat ``r = (seat - observer) % n`` (``r = 0`` is the
+observer, ``r = 1`` the next seat in the direction of play, ``r = 2`` the partner in
+4-player games); relative side ``r % 2`` (side 0 = the observer's team, side 1 = the
+opponents; in 2-player games the player and the opponent).
+
+Two kinds (OpenSpiel's observation / information-state distinction):
+
+``"observation"``
+    What the seat sees now: its hand, which cards each relative seat has played, the current
+    trick, per relative seat its last auction call, the standing bid, contract, public
+    declaration information, points and tricks so far.
+``"information_state"``
+    Perfect recall: the same plus the full order of plays (one slot per card played, with the
+    player) and the complete auction (which relative seat made each non-pass call, and how many
+    times each passed; in the bidding auctions values rise strictly and the turn order is fixed,
+    so this determines the call sequence).
+
+The layout is a list of :class:`Piece` values (name, offset, size, description); the
+documentation table (:func:`observation_layout_markdown`) is generated from the same list,
+so code and docs cannot drift. Which pieces exist depends on behaviour knobs of the
+:class:`~blot_env.rules_config.RulesConfig` (``num_players``, ``auction``, ``declarations``,
+``num_tricks``), never on the preset name.
+
+Units: points are raw card points divided by 162; contract values are score-sheet units
+divided by ``value_scale`` = max(``cfg.bid_max``, 25 when kaput bids exist); match totals are divided by ``cfg.target``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from .actions import layout_for
+from .rules_config import RulesConfig
+from .view import SeatView
+
+KINDS = ("observation", "information_state")
+
+#: auction blocks, in the order of the call-kind one-hot
+_CALL_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
+#: blocks whose call becomes the standing bid (rules.md 2.2, 6)
+_HIGH_BLOCKS = ("BID", "KAPUT", "KAPUT_PLUS")
+CONTRACT_KINDS = ("num", "kaput", "kaput_plus", "take", "name")
+KAPUT_VALUE = 25
+RAW_TOTAL = 162.0
+
+
+class Piece(NamedTuple):
+    """One named, contiguous slice of the observation vector: ``obs[offset:offset + size]``."""
+
+    name: str
+    offset: int
+    size: int
+    shape: tuple[int, ...]
+    description: str
+    high: float = 1.0
+    """Upper bound of every entry (the lower bound is 0)."""
+
+
+class ObservationEncoder:
+    """Encoder of one rules config and kind: ``encode(view) -> float32[D]``.
+
+    Args:
+        cfg: the rules config (its behaviour knobs decide which pieces exist).
+        kind: ``"observation"`` or ``"information_state"``.
+        match: add the match pieces (match totals and what is left to the target); then pass
+            ``match=`` to :meth:`encode` in match play.
+
+    Attributes:
+        size: D, the vector length.
+        pieces: the :class:`Piece` list, in offset order.
+
+    Raises:
+        ValueError: unknown ``kind``.
+    """
+
+    def __init__(self, cfg: RulesConfig, kind: str = "observation", match: bool = False):
+        if kind not in KINDS:
+            raise ValueError(f"observation kind must be one of {KINDS}, got {kind!r}")
+        self.cfg = cfg
+        self.kind = kind
+        self.match = bool(match)
+        self.n = n = cfg.num_players
+        self.layout = lay = layout_for(cfg)
+        info = kind == "information_state"
+        decl = cfg.declarations in ("manual", "announce")
+        manual = cfg.declarations == "manual"
+        self.pieces: list[Piece] = []
+        #: contract / bid values are divided by this (the top of the ladder, kaput 25 included)
+        self.value_scale = float(max(cfg.bid_max, KAPUT_VALUE if cfg.kaput_bid != "none" else 1, 1))
+
+        def add(name: str, shape: tuple[int, ...], desc: str, high: float = 1.0) -> int:
+            off = self.size_so_far
+            size = int(np.prod(shape))
+            self.pieces.append(Piece(name, off, size, shape, desc, high))
+            self.size_so_far = off + size
+            return off
+
+        self.size_so_far = 0
+        # ---- card bitmask pieces: contiguous, filled by one unpackbits call
+        add("hand", (32,), "own cards held now, by card id suit*8+rank (Open Blot: own playable face-up cards)")
+        add("played", (n, 32), "cards played so far (current trick included) by relative seat r")
+        add("trick", (n, 32), "the card relative seat r played to the current trick (one-hot, zeros if none yet)")
+        if decl:
+            add("shown", (n, 32), "cards of the combinations relative seat r has made public (shown/announced)")
+            add("own_claim_cards", (32,), "cards of own claimed combination (the best one of the announced class)")
+            add("own_show_cards", (32,), "cards own show would reveal (claim plus lower combinations, RES-40)")
+        if cfg.auction == "open":
+            add("face_up", (n, 32), "face-up (public, playable) cards of relative seat r")
+        if cfg.auction == "duel":
+            add("open_card", (32,), "the turned card U (one-hot; zeros when none or not visible)")
+        self._n_masks = self.size_so_far // 32
+
+        # ---- auction
+        call_ids = [a for b in _CALL_BLOCKS if b in lay.blocks
+                    for a in range(lay.blocks[b].start, lay.blocks[b].stop)]
+        self._call_kinds = [b for b in _CALL_BLOCKS if b in lay.blocks]
+        keep = cfg.auction == "duel" and cfg.duel_open_card_choice
+        self._call_feat_size = len(self._call_kinds) + 1 + 5 + (1 if keep else 0)
+        feats: dict[int, list[tuple[int, float]]] = {}
+        for a in call_ids:
+            block = lay.block_of[a]
+            p = lay.params[a]
+            f = [(self._call_kinds.index(block), 1.0)]
+            k0 = len(self._call_kinds)
+            value, strain = 0, -1
+            if block == "BID":
+                value, strain = p
+            elif block == "KAPUT":
+                value, strain = KAPUT_VALUE, p[0]
+            elif block == "KAPUT_PLUS":
+                value, strain = KAPUT_VALUE + p[0], p[1]
+            elif block == "NAME":
+                strain = p[0]
+                if keep and p[1]:
+                    f.append((k0 + 6, 1.0))
+            if value:
+                f.append((k0, value / self.value_scale))
+            if strain >= 0:
+                f.append((k0 + 1 + strain, 1.0))
+            feats[a] = f
+        self._call_feats = feats
+        if info:
+            self._grid_ids = {a: i for i, a in enumerate(a for a in call_ids if lay.block_of[a] != "PASS")}
+            self.o_auction = add("auction_calls", (n, len(self._grid_ids)),
+                                 "1 where relative seat r made that non-pass call (columns: the layout's "
+                                 "auction ids after PASS, in id order)")
+            self.o_passes = add("auction_passes", (n,), "number of passes relative seat r made, / 10",
+                                 high=100.0)
+        else:
+            self.o_last_call = add(
+                "last_call", (n, self._call_feat_size),
+                "last auction call of relative seat r: kind one-hot (" + ", ".join(self._call_kinds)
+                + "), value / value_scale, strain one-hot C D H S NT" + (", keep flag" if keep else ""))
+        high_ids = [a for b in _HIGH_BLOCKS if b in lay.blocks
+                    for a in range(lay.blocks[b].start, lay.blocks[b].stop)]
+        self._high_pos = {a: i for i, a in enumerate(high_ids)}
+        if high_ids:
+            self.o_high = add("standing_bid", (len(high_ids),),
+                              "one-hot of the standing bid (layout ids of BID, KAPUT, KAPUT_PLUS in order)")
+            self.o_high_seat = add("standing_bid_seat", (n,), "relative seat that holds the standing bid")
+        self.o_double = add("double", (3,), "doubling one-hot: none, contra, recontra")
+        # ---- contract
+        self.o_c_strain = add("contract_strain", (5,), "contract strain one-hot C D H S NT (zeros: no contract yet)")
+        self.o_c_value = add("contract_value", (1,), "contract value b / value_scale (score-sheet units)")
+        self.o_c_kind = add("contract_kind", (len(CONTRACT_KINDS),), "contract kind one-hot: "
+                            + ", ".join(CONTRACT_KINDS))
+        self.o_c_seat = add("declarer", (n,), "relative seat of the bidder / taker")
+        # ---- play
+        if info:
+            slot = 32 + n
+            self.o_seq = add("play_sequence", (cfg.num_tricks * n, slot),
+                             f"k-th card played: card one-hot (32) then relative seat one-hot ({n})")
+        self.o_leader = add("trick_leader", (n,), "relative seat that led the current trick (zeros if empty)")
+        self.o_trick_no = add("trick_no", (cfg.num_tricks + 1,), "tricks completed so far, one-hot")
+        self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks")
+        self.o_points = add("points", (2,), "raw card points won per relative side / 162")
+        # ---- declarations
+        if decl:
+            self.o_announced = add("announced", (n, 6), "announcement of relative seat r: not yet, none, terz, "
+                                   "50, 100, carre")
+            self.o_claim_cls = add("own_claim_class", (5,), "class of own claim one-hot: none (no claim), terz, "
+                                   "50, 100, carre")
+            self.o_show_value = add("own_show_value", (1,), "raw value of own show set / 100",
+                                    high=4.0)
+        if manual:
+            self.n_events = n * (1 + n // 2)
+            self.o_events = add("height_events", (self.n_events, n + 4 + 8),
+                                "height exchange in order: relative seat one-hot, step one-hot (height, "
+                                "height trump, concede, reveal), stated top rank one-hot 7..A")
+            self.o_conceded = add("conceded", (n,), "1 if relative seat r conceded its claim")
+            self.o_decided = add("decided", (n, 3), "show decision of relative seat r: undecided, noshow, show")
+            self.o_decl_leader = add("decl_leader", (n,), "relative seat whose claim leads after trick 1")
+        if cfg.auction == "open":
+            self.o_hidden = add("hidden_counts", (n,), "face-down cards of relative seat r / 8")
+        # ---- turn
+        self.o_phase = add("phase", (3,), "phase one-hot: auction, play, done")
+        self.o_to_act = add("to_act", (n,), "relative seat to act (zeros when the deal is over)")
+        if decl:
+            self.o_step = add("pending_step", (4,), "pending declaration step of the seat to act: announce, "
+                              "height, answer, show")
+        self.o_dealer = add("dealer", (n,), "relative seat of the dealer")
+        if self.match:
+            self.o_match = add("match_score", (2,), "match totals per relative side before this deal / target "
+                               "(capped at 10)", high=10.0)
+            self.o_to_go = add("match_to_go", (2,), "max(target - total, 0) / target per relative side")
+        self.size: int = self.size_so_far
+        del self.size_so_far
+        self._rel = tuple(tuple((s - me) % n for s in range(n)) for me in range(n))
+        self._plus_info = info
+
+    # ------------------------------------------------------------------ encode
+    def encode(self, view: SeatView, match: Sequence[int] | None = None) -> np.ndarray:
+        """The ``float32[D]`` encoding of ``view`` (D = ``self.size``), egocentric to ``view.seat``.
+
+        Args:
+            view: the observer's :class:`SeatView`.
+            match: with ``match=True`` at construction, the match totals per absolute side
+                (team ``seat % 2``) before this deal, in score-sheet units; ``None`` encodes 0.
+        """
+        n = self.n
+        cfg = self.cfg
+        rel = self._rel[view.seat]
+        obs = np.zeros(self.size, dtype=np.float32)
+        one: list[int] = []
+        # card masks
+        played = [0] * n
+        seq = self._plus_info
+        if seq:
+            o_seq, slot = self.o_seq, 32 + n
+            for k, (s, c) in enumerate(view.plays):
+                played[rel[s]] |= 1 << c
+                base = o_seq + k * slot
+                one.append(base + c)
+                one.append(base + 32 + rel[s])
+        else:
+            for s, c in view.plays:
+                played[rel[s]] |= 1 << c
+        trick = [0] * n
+        for s, c in zip(view.trick_seats, view.trick):
+            trick[rel[s]] = 1 << c
+        masks = [view.hand, *played, *trick]
+        if view.trick_seats:
+            one.append(self.o_leader + rel[view.trick_seats[0]])
+        decl = cfg.declarations in ("manual", "announce")
+        if decl:
+            shown = [0] * n
+            for s in range(n):
+                shown[rel[s]] = view.shown[s]
+            masks += shown
+            oc = view.own_claim
+            masks.append(oc.mask if oc is not None else 0)
+            m = 0
+            for cb in view.own_show_set:
+                m |= cb.mask
+            masks.append(m)
+        if cfg.auction == "open":
+            fu = [0] * n
+            for s in range(len(view.face_up)):
+                fu[rel[s]] = view.face_up[s]
+            masks += fu
+        if cfg.auction == "duel":
+            masks.append(1 << view.open_card if view.open_card >= 0 else 0)
+        obs[:32 * len(masks)] = np.unpackbits(np.array(masks, dtype="<u4").view(np.uint8), bitorder="little")
+
+        # auction
+        feats = self._call_feats
+        high_pos = self._high_pos
+        high, high_seat = -1, -1
+        if seq:
+            grid = self._grid_ids
+            width = len(grid)
+            passes = [0] * n
+            o = self.o_auction
+            for s, a in view.calls:
+                g = grid.get(a)
+                if g is None:
+                    passes[rel[s]] += 1
+                else:
+                    one.append(o + rel[s] * width + g)
+                    if a in high_pos:
+                        high, high_seat = a, s
+            for r in range(n):
+                if passes[r]:
+                    obs[self.o_passes + r] = passes[r] / 10.0
+        else:
+            last = [-1] * n
+            for s, a in view.calls:
+                last[rel[s]] = a
+                if a in high_pos:
+                    high, high_seat = a, s
+            w = self._call_feat_size
+            for r in range(n):
+                if last[r] >= 0:
+                    base = self.o_last_call + r * w
+                    for i, v in feats[last[r]]:
+                        obs[base + i] = v
+        if high >= 0:
+            one.append(self.o_high + high_pos[high])
+            one.append(self.o_high_seat + rel[high_seat])
+        one.append(self.o_double + view.double)
+        # contract
+        if view.contract_seat >= 0:
+            one.append(self.o_c_strain + view.contract_strain)
+            obs[self.o_c_value] = view.contract_value / self.value_scale
+            one.append(self.o_c_kind + CONTRACT_KINDS.index(view.contract_kind))
+            one.append(self.o_c_seat + rel[view.contract_seat])
+        # play
+        one.append(self.o_trick_no + min(view.trick_no, cfg.num_tricks))
+        tw = [0, 0]
+        pw = [0, 0]
+        for s in range(n):
+            side = rel[s] & 1
+            tw[side] += view.tricks[s]
+            pw[side] += view.points[s]
+        obs[self.o_tricks] = tw[0] / cfg.num_tricks
+        obs[self.o_tricks + 1] = tw[1] / cfg.num_tricks
+        obs[self.o_points] = pw[0] / RAW_TOTAL
+        obs[self.o_points + 1] = pw[1] / RAW_TOTAL
+        # declarations
+        if decl:
+            for s in range(n):
+                one.append(self.o_announced + rel[s] * 6 + view.announced[s] + 1)
+            if view.own_claim is not None:
+                one.append(self.o_claim_cls + view.own_claim.cls)
+            if view.own_show_set:
+                obs[self.o_show_value] = sum(cb.value for cb in view.own_show_set) / 100.0
+            if view.step >= 0:
+                one.append(self.o_step + view.step)
+        if cfg.declarations == "manual":
+            w = n + 12
+            for k, (s, step, top) in enumerate(view.events[:self.n_events]):
+                base = self.o_events + k * w
+                one.append(base + rel[s])
+                one.append(base + n + step)
+                if top >= 0:
+                    one.append(base + n + 4 + top)
+                if step == 2:
+                    one.append(self.o_conceded + rel[s])
+            for s in range(n):
+                one.append(self.o_decided + rel[s] * 3 + view.decided[s] + 1)
+            if view.decl_leader >= 0:
+                one.append(self.o_decl_leader + rel[view.decl_leader])
+        if cfg.auction == "open":
+            for s in range(len(view.hidden_counts)):
+                obs[self.o_hidden + rel[s]] = view.hidden_counts[s] / 8.0
+        # turn
+        one.append(self.o_phase + int(view.phase))
+        if view.to_act >= 0:
+            one.append(self.o_to_act + rel[view.to_act])
+        one.append(self.o_dealer + rel[view.dealer])
+        if self.match and match is not None:
+            t = float(cfg.target)
+            me_side = view.seat & 1
+            for side in (0, 1):
+                tot = match[me_side ^ side]
+                obs[self.o_match + side] = min(tot / t, 10.0)
+                obs[self.o_to_go + side] = max(t - tot, 0.0) / t
+        elif self.match:
+            obs[self.o_to_go] = 1.0
+            obs[self.o_to_go + 1] = 1.0
+        obs[one] = 1.0
+        return obs
+
+    # ------------------------------------------------------------------ helpers
+    def upper_bounds(self) -> np.ndarray:
+        """``float32[D]`` upper bounds of the entries (lower bounds are 0), for a ``Box`` space."""
+        out = np.ones(self.size, dtype=np.float32)
+        for p in self.pieces:
+            out[p.offset:p.offset + p.size] = p.high
+        return out
+
+    def piece(self, name: str) -> Piece:
+        """The piece called ``name``. Raises KeyError if this encoder has none."""
+        for p in self.pieces:
+            if p.name == name:
+                return p
+        raise KeyError(f"no observation piece {name!r}; pieces: {[p.name for p in self.pieces]}")
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """``{piece name: obs[offset:offset+size] reshaped to the piece's shape}`` (for debugging)."""
+        return {p.name: np.asarray(obs[p.offset:p.offset + p.size]).reshape(p.shape) for p in self.pieces}
+
+
+def observation_layout_markdown(cfg: RulesConfig, kind: str = "observation", match: bool = False) -> str:
+    """The Markdown table of the layout (piece, offsets, shape, description), from the encoder's pieces."""
+    enc = ObservationEncoder(cfg, kind, match=match)
+    lines = [f"D = {enc.size} (`{kind}`{', match' if match else ''})", "",
+             "| piece | offset | size | shape | range | description |", "|---|---|---|---|---|---|"]
+    for p in enc.pieces:
+        shape = "x".join(str(d) for d in p.shape)
+        rng = f"0..{p.high:g}"
+        lines.append(f"| `{p.name}` | {p.offset} | {p.size} | {shape} | {rng} | {p.description} |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["CONTRACT_KINDS", "KINDS", "ObservationEncoder", "Piece", "observation_layout_markdown"]

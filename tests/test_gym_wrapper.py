@@ -1,0 +1,108 @@
+"""The single-agent Gymnasium wrapper: env checker, policies of both forms, masks, MaskablePPO."""
+
+from __future__ import annotations
+
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from blot_env import PRESETS
+from blot_env.errors import IllegalActionError
+from blot_env.gym_env import BlotGymEnv, gym_id
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_check_env_and_registry(preset):
+    e = gymnasium.make(gym_id(preset))
+    check_env(e.unwrapped, skip_render_check=True)
+    assert e.unwrapped.raw.cfg.preset == preset
+
+
+def _episode(env: BlotGymEnv, seed: int, rng: np.random.Generator):
+    obs, info = env.reset(seed=seed)
+    total, steps = 0.0, 0
+    while True:
+        mask = env.action_masks()
+        assert mask.dtype == bool and mask.any()
+        assert env.observation_space.contains(obs)
+        obs, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        total += r
+        steps += 1
+        if term or trunc:
+            assert not env.action_masks().any()
+            return total, steps, info
+
+
+def test_policy_forms_and_reward():
+    calls = {"view": 0, "obs": 0}
+
+    def view_policy(view):
+        calls["view"] += 1
+        return view.legal[0]
+
+    def obs_policy(obs, mask):
+        calls["obs"] += 1
+        assert obs.dtype == np.float32 and mask.dtype == np.int8
+        return int(np.flatnonzero(mask)[-1])
+
+    env = BlotGymEnv("bazar-app", seat=1, opponents={0: view_policy, 2: obs_policy, 3: "random"})
+    rng = np.random.default_rng(0)
+    for k in range(5):
+        total, _steps, info = _episode(env, k, rng)
+        score = info["deal_result"]["score"]
+        assert total == score[1] - score[0]  # seat 1 is on side 1
+    assert calls["view"] > 0 and calls["obs"] > 0
+
+
+def test_seeded_episodes_are_reproducible_and_random_seat():
+    def run():
+        env = BlotGymEnv("duel", seat="random")
+        rng = np.random.default_rng(3)
+        out = []
+        for k in range(4):
+            out.append(_episode(env, 100 + k, rng)[:2] + (env.seat,))
+        return out
+
+    a, b = run(), run()
+    assert a == b
+    assert {x[2] for x in a} == {0, 1}  # the learner sits at both seats
+
+
+def test_illegal_learner_action():
+    env = BlotGymEnv("bazar")
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _, r, term, _, info = env.step(bad)
+    assert term and r == -1.0 and info["illegal_action"]
+    strict = BlotGymEnv("bazar", illegal_reward=None)
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(bad)
+
+
+def test_match_episode_and_render():
+    env = BlotGymEnv("duel-app", episode="match", render_mode="ansi")
+    total, _steps, info = _episode(env, 0, np.random.default_rng(1))
+    assert total in (1.0, -1.0) and "match_winner" in info
+    assert "match" in env.render()
+
+
+def test_maskable_ppo_smoke():
+    sb3 = pytest.importorskip("sb3_contrib")
+    env = gymnasium.make("BlotBazarApp-v0")
+    model = sb3.MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0,
+                            policy_kwargs={"net_arch": [64]})
+    model.learn(total_timesteps=256)
+    obs, _ = env.reset(seed=1)
+    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
+    assert env.unwrapped.action_masks()[int(action)]

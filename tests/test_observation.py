@@ -1,0 +1,149 @@
+"""Observation encoders: layout from named pieces, egocentric values, bounds, docs kept current."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blot_env import PRESETS, make_rules
+from blot_env.actions import layout_for
+from blot_env.cards import parse_cards
+from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions, new_deal
+from blot_env.observation import KINDS, ObservationEncoder, observation_layout_markdown
+from blot_env.view import seat_view
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _random_views(cfg, deals: int, seed: int):
+    """Every seat's view at every step of ``deals`` random deals."""
+    rng = np.random.default_rng(seed)
+    for d in range(deals):
+        s = deal_random(cfg, rng, d % cfg.num_players)
+        while True:
+            for seat in range(cfg.num_players):
+                yield s, seat_view(s, seat)
+            if is_terminal(s):
+                break
+            s = apply_action(s, int(rng.choice(legal_actions(s))))
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("kind", KINDS)
+def test_pieces_tile_the_vector(preset, kind):
+    for match in (False, True):
+        enc = ObservationEncoder(make_rules(preset), kind, match=match)
+        off = 0
+        for p in enc.pieces:
+            assert p.offset == off, p
+            assert p.size == int(np.prod(p.shape)) and p.size > 0
+            off += p.size
+        assert off == enc.size
+        assert len({p.name for p in enc.pieces}) == len(enc.pieces)
+        assert enc.upper_bounds().shape == (enc.size,)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("kind", KINDS)
+def test_encodings_in_bounds_and_consistent(preset, kind):
+    cfg = make_rules(preset)
+    enc = ObservationEncoder(cfg, kind, match=True)
+    hi = enc.upper_bounds()
+    for state, view in _random_views(cfg, deals=6, seed=3):
+        x = enc.encode(view, match=(40, 170))
+        assert x.dtype == np.float32 and x.shape == (enc.size,)
+        assert (x >= 0).all() and (x <= hi).all()
+        parts = enc.split(x)
+        # own hand, egocentric
+        hand = np.flatnonzero(parts["hand"])
+        assert list(hand) == [c for c in range(32) if view.hand >> c & 1]
+        # cards played: relative seat r of (seat + r) % n
+        n = cfg.num_players
+        for s, c in state.plays:
+            assert parts["played"][(s - view.seat) % n, c] == 1
+        assert parts["played"].sum() == len(state.plays)
+        assert parts["phase"].argmax() == int(state.phase)
+        assert parts["dealer"].argmax() == (state.dealer - view.seat) % n
+        if kind == "information_state":
+            seq = parts["play_sequence"]
+            for k, (s, c) in enumerate(state.plays):
+                assert seq[k, c] == 1 and seq[k, 32 + (s - view.seat) % n] == 1
+            assert seq.sum() == 2 * len(state.plays)
+
+
+def test_egocentric_rotation_known_deal():
+    """Seat 1 sees seat 0's play at relative seat 3 and its partner seat 3 at relative seat 2."""
+    cfg = make_rules("bazar-app")
+    hands = [parse_cards(h) for h in ("JH 9H AH TH KS QS 7C 8D", "7H 8H QH KH 7S 8S 9S TS",
+                                      "JS AS 9C TC JC QC KC AC", "7D 9D TD JD QD KD AD 8C")]
+    masks = [sum(1 << c for c in h) for h in hands]
+    s = new_deal(cfg, 3, masks)  # seat 0 speaks first
+    lay = layout_for(cfg)
+    for a in ("bid 9H", "pass", "pass", "pass", "pass"):
+        s = apply_action(s, lay.parse(a))
+    s = apply_action(s, lay.parse("play JH"))  # seat 0 leads
+    enc = ObservationEncoder(cfg, "observation")
+    p1 = enc.split(enc.encode(seat_view(s, 1)))
+    assert p1["played"][3, parse_cards("JH")[0]] == 1
+    assert p1["trick"][3].sum() == 1 and p1["trick_leader"].argmax() == 3
+    assert p1["declarer"].argmax() == 3 and p1["contract_strain"].argmax() == 2
+    assert p1["to_act"].argmax() == 0  # seat 1 itself
+    assert p1["last_call"][3][0] == 1  # seat 0's last call: its own 4th pass (rules.md 2.2)
+    assert p1["standing_bid_seat"].argmax() == 3
+    assert p1["standing_bid"].argmax() == lay.parse("bid 9H") - lay.blocks["BID"].start
+    p0 = enc.split(enc.encode(seat_view(s, 0)))
+    assert p0["declarer"].argmax() == 0 and p0["to_act"].argmax() == 1
+    # tricks/points per relative side: after seat 0 wins the trick, seat 2 (partner) sees side 0
+    for card in ("play 7H", "play 9C", "play 7D"):
+        s = apply_action(s, lay.parse(card))
+    p2 = enc.split(enc.encode(seat_view(s, 2)))
+    p3 = enc.split(enc.encode(seat_view(s, 3)))
+    assert p2["tricks_won"][0] > 0 and p2["tricks_won"][1] == 0
+    assert p3["tricks_won"][1] > 0 and p3["tricks_won"][0] == 0
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_information_state_distinguishes_histories(preset):
+    """Perfect recall: two different action histories of one seat's view never encode alike."""
+    cfg = make_rules(preset)
+    enc = ObservationEncoder(cfg, "information_state")
+    seen: dict[tuple[int, bytes], tuple] = {}
+    for state, view in _random_views(cfg, deals=8, seed=11):
+        key = (view.seat, enc.encode(view).tobytes())
+        info = (state.history, view.hand)  # every action is public; the hand is the seat's own
+        assert seen.setdefault(key, info) == info
+    assert len(seen) > 100
+
+
+def test_match_pieces_encode_totals_egocentric():
+    cfg = make_rules("bazar")
+    enc = ObservationEncoder(cfg, "observation", match=True)
+    s = deal_random(cfg, np.random.default_rng(0), 0)
+    p0 = enc.split(enc.encode(seat_view(s, 0), match=(30, 120)))
+    p1 = enc.split(enc.encode(seat_view(s, 1), match=(30, 120)))
+    assert p0["match_score"][0] == pytest.approx(30 / 151) and p0["match_score"][1] == pytest.approx(120 / 151)
+    assert p1["match_score"][0] == pytest.approx(120 / 151)
+    assert p1["match_to_go"][1] == pytest.approx(121 / 151)
+
+
+def test_bad_kind():
+    with pytest.raises(ValueError, match="observation kind"):
+        ObservationEncoder(make_rules("bazar"), "full")
+
+
+def test_layout_markdown_lists_every_piece():
+    cfg = make_rules("bazar")
+    md = observation_layout_markdown(cfg, "information_state")
+    for p in ObservationEncoder(cfg, "information_state").pieces:
+        assert f"`{p.name}`" in md
+
+
+def test_docs_are_current():
+    spec = importlib.util.spec_from_file_location("gen_env_docs", ROOT / "scripts" / "gen_env_docs.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    text = (ROOT / "docs" / "env.md").read_text(encoding="utf-8")
+    assert mod.updated_doc(text) == text, "docs/env.md is stale: run python scripts/gen_env_docs.py"
