@@ -173,6 +173,8 @@ class BoardResult:
     attempts: int
     tables: tuple[TableResult, ...]
     """Empty if every attempt was passed out (then ``delta`` is 0)."""
+    deal: dict | None = None
+    """The deal both tables played (the suite's, or the redeal of the last attempt)."""
 
     @property
     def delta(self) -> int:
@@ -243,8 +245,8 @@ def play_board(cfg: RulesConfig, deal: dict, index: int, candidate: Agent, oppon
             if res.contract is None:
                 break
         if len(tables) == 2 and not any(t.passed_out for t in tables):
-            return BoardResult(index, attempt + 1, tuple(tables))
-    return BoardResult(index, MAX_ATTEMPTS, ())
+            return BoardResult(index, attempt + 1, tuple(tables), current)
+    return BoardResult(index, MAX_ATTEMPTS, (), None)
 
 
 # ---------------------------------------------------------------------------- evaluation

@@ -175,9 +175,26 @@ class ActionLayout:
 
 
 @lru_cache(maxsize=64)
-def layout_for(cfg: RulesConfig) -> ActionLayout:
-    """The cached action layout of a rules config."""
+def _layout_by_value(cfg: RulesConfig) -> ActionLayout:
     return ActionLayout(cfg)
+
+
+_BY_ID: dict[int, tuple[RulesConfig, ActionLayout]] = {}
+
+
+def layout_for(cfg: RulesConfig) -> ActionLayout:
+    """The cached action layout of a rules config.
+
+    Looked up by object identity first (hashing a config hashes all its fields), then by value.
+    """
+    hit = _BY_ID.get(id(cfg))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    lay = _layout_by_value(cfg)
+    if len(_BY_ID) > 1024:
+        _BY_ID.clear()
+    _BY_ID[id(cfg)] = (cfg, lay)
+    return lay
 
 
 __all__ = [

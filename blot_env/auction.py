@@ -41,13 +41,11 @@ def legal_calls(state: State, lay: ActionLayout) -> list[int]:
         out.append(lay.id("CONTRA"))
     if not state.kaput_seen:
         lo = state.high_value + 1 if has_high else cfg.bid_min
-        for v in lay.bid_values:
-            if v >= lo:
-                for s in lay.strains:
-                    out.append(lay.bid_id(v, s))
+        first = next((v for v in lay.bid_values if v >= lo), None)
+        if first is not None:  # bids are value-major in their block: one contiguous range
+            out.extend(range(lay.bid_id(first, lay.strains[0]), lay.blocks["BID"].stop))
         if cfg.kaput_bid != "none" and (not has_high or state.high_value < KAPUT_VALUE):
-            for s in lay.strains:
-                out.append(lay.kaput_id(s))
+            out.extend(range(lay.blocks["KAPUT"].start, lay.blocks["KAPUT"].stop))
     if cfg.kaput_bid == "raisable":
         hand = state.hands[p]
         for s in lay.strains:

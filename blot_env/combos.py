@@ -12,6 +12,8 @@ from typing import NamedTuple
 from .actions import CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
 from .cards import NT, RK, RQ, make_card
 
+#: bitmask of the four cards of each rank
+RANK_MASKS = tuple(sum(1 << make_card(s, r) for s in range(4)) for r in range(8))
 SEQ_VALUES = {CLS_TERZ: 20, CLS_FIFTY: 50, CLS_HUNDRED: 100}
 BLOT_VALUE = 20
 
@@ -60,8 +62,7 @@ def instances(hand: int, strain: int, long_run: str = "split", carre_table: str 
     """
     out = list(_runs(hand, strain, long_run))
     if long_run != "split":
-        carres = [m for r, m in ((r, sum(1 << make_card(s, r) for s in range(4))) for r in range(8))
-                  if hand & m == m and _carre_value(r, strain, carre_table)]
+        carres = [m for r, m in enumerate(RANK_MASKS) if hand & m == m and _carre_value(r, strain, carre_table)]
         seen = {c.mask for c in out}
         for k in range(1, 1 << len(carres)):
             rest = hand
@@ -72,8 +73,7 @@ def instances(hand: int, strain: int, long_run: str = "split", carre_table: str 
                 if c.mask not in seen:
                     seen.add(c.mask)
                     out.append(c)
-    for rank in range(8):
-        mask = sum(1 << make_card(s, rank) for s in range(4))
+    for rank, mask in enumerate(RANK_MASKS):
         if hand & mask == mask:
             v = _carre_value(rank, strain, carre_table)
             if v:

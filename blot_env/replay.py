@@ -36,6 +36,10 @@ def replay_file(path: str, out=sys.stdout, err=sys.stderr) -> tuple[int, int]:
                 print(f"{where}: {e}", file=err)
                 fails += 1
                 continue
+            except Exception as e:  # a CLI prints one line per bad record, never a traceback
+                print(f"{where}: cannot replay ({type(e).__name__}: {e})", file=err)
+                fails += 1
+                continue
             print(json.dumps(result), file=out)
             if result is None:
                 print(f"{where}: the deal is not finished", file=err)
@@ -55,16 +59,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("records", nargs="+", help="record files: .json (object or list) or .jsonl")
     ap.add_argument("-q", "--quiet", action="store_true", help="do not print results, only errors")
     args = ap.parse_args(argv)
-    total = fails = 0
+    total = fails = unreadable = 0
     import io
 
     for path in args.records:
         out = io.StringIO() if args.quiet else sys.stdout
         n, f = replay_file(path, out=out)
-        total += n
-        fails += f
-    print(f"{total - fails} of {total} records replayed with their results", file=sys.stderr)
-    return 1 if fails else 0
+        if n == 0 and f:  # the file itself could not be read
+            unreadable += 1
+        else:
+            total += n
+            fails += f
+    bad = f"; {unreadable} file(s) could not be read" if unreadable else ""
+    print(f"{total - fails} of {total} records replayed with their results{bad}", file=sys.stderr)
+    return 1 if fails or unreadable else 0
 
 
 if __name__ == "__main__":

@@ -157,7 +157,8 @@ class InvariantError(AssertionError):
 def _fail(msg: str, state) -> None:
     lay = layout(state)
     acts = [lay.describe(a) for a in state.history]
-    raise InvariantError(f"{msg}\n  dealer={state.dealer} hands={[hex(h) for h in state.start_hands]}\n  actions={acts}")
+    hands = [hex(h) for h in state.start_hands]
+    raise InvariantError(f"{msg}\n  dealer={state.dealer} hands={hands}\n  actions={acts}")
 
 
 @dataclass
@@ -379,6 +380,8 @@ def main(argv: list[str] | None = None) -> int:
     from tqdm import tqdm
 
     cfg = make_rules(args.preset, **_parse_rules(args.rules))
+    if cfg.scoring != "bazar" or cfg.num_players != 4:
+        ap.error(f"preset {args.preset!r}: these checks cover the 4-player bazar family (bazar, bazar-app)")
     seeds = np.random.SeedSequence(args.seed).generate_state((args.deals + args.chunk - 1) // args.chunk)
     tasks = []
     left = args.deals
@@ -401,7 +404,7 @@ def main(argv: list[str] | None = None) -> int:
                     bar.update(st.deals)
     wall = time.perf_counter() - t0
     summary = {k: v for k, v in vars(total).items() if k != "counts"}
-    summary.update(preset=args.preset, rules=cfg.declarations, wall_s=round(wall, 1),
+    summary.update(preset=args.preset, declarations=cfg.declarations, wall_s=round(wall, 1),
                    deals_per_s=round(total.deals / wall, 1))
     print(json.dumps(summary), file=sys.stdout)
     return 0

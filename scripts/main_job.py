@@ -1,7 +1,8 @@
 """The README's main job: a short PPO training on the CPU, then duplicate evaluation against the baselines.
 
-1. Trains a PPO policy from scratch on Bazar Blot with configs/ppo_bazar.yaml (CPU, one torch
-   thread) for ``--total-steps`` learner steps, stopping early at ``--train-minutes``.
+1. Trains a PPO policy on Bazar Blot with configs/ppo_bazar.yaml (CPU, one torch thread):
+   a short behaviour-cloning warm start from the ``rules`` agent (3,000 deals), then PPO
+   self-play for ``--total-steps`` learner steps, stopping early at ``--train-minutes``.
 2. Evaluates it, and the shipped pretrained ``ppo`` policy, against ``random`` (L0) and
    ``rules`` (L1) on duplicate boards of the frozen test suite (agents.arena,
    spec/evaluation.md) and prints the table.
@@ -26,6 +27,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+#: the short run: a smaller behaviour-cloning warm start, a learning-curve point every 20 updates
+MAIN_JOB_OVERRIDES = ("pretrain.deals=3000", "pretrain.chunk_deals=1500", "eval.every=20", "eval.boards=100",
+                      "checkpoint_every=20", "keep_checkpoints=false")
+
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -47,7 +52,7 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
     from agents.ppo.config import load_config
     from agents.ppo.trainer import POLICY_NAME, PPOTrainer
 
-    cfg = load_config(args.config, [f"total_steps={args.total_steps}", *args.overrides])
+    cfg = load_config(args.config, [f"total_steps={args.total_steps}", *MAIN_JOB_OVERRIDES, *args.overrides])
     run_dir = args.out / "train"
     if run_dir.exists():
         for f in run_dir.glob("*"):

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import settings
 
 from blot_env.actions import layout_for
 from blot_env.cards import mask_of, parse_cards
@@ -21,12 +22,16 @@ from blot_env.state import Phase, State
 
 REPO = Path(__file__).resolve().parents[1]
 
+# the machine is shared and loaded: no per-example deadline (examples stay small and fast)
+settings.register_profile("blot", deadline=None)
+settings.load_profile("blot")
+
 
 def shared_dir() -> Path | None:
     """``shared/`` beside the repo (``Path(__file__).parents[2] / "shared"``), or ``$BLOT_SHARED``."""
     cand = [Path(__file__).resolve().parents[2] / "shared"]
     if os.environ.get("BLOT_SHARED"):
-        cand.insert(0, Path(os.environ["BLOT_SHARED"]))
+        cand.append(Path(os.environ["BLOT_SHARED"]))
     for p in cand:
         if (p / "conformance").is_dir() or (p / "spec").is_dir():
             return p
@@ -94,7 +99,7 @@ def _default_choice(ls: list[str]) -> str:
     if ann:
         order = ["announce carre", "announce 100", "announce 50", "announce terz", "announce none"]
         return next(a for a in order if a in ann)
-    return ls[0] if ls[0] != "pass" else ls[0]
+    return ls[0]
 
 
 def result(state: State) -> dict:

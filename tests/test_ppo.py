@@ -252,3 +252,17 @@ def test_one_update_on_every_preset(preset, tmp_path):
     trainer = PPOTrainer(cfg, None)
     row = trainer.train_one_update()
     assert row["batch_steps"] > 0 and math.isfinite(row["pg_loss"]) and math.isfinite(row["v_loss"])
+
+
+def test_behaviour_cloning_warm_start(tmp_path):
+    cfg = load_config(TINY, ["total_steps=100", "pretrain.agent=rules", "pretrain.deals=12", "pretrain.chunk_deals=6",
+                             "pretrain.batch_size=64", "pretrain.critic_warmup_updates=1"])
+    trainer = PPOTrainer(cfg, tmp_path)
+    before = _params(trainer)
+    rows = trainer.train(max_updates=1)
+    m = trainer.pretrain_metrics
+    assert m["bc_samples"] > 0 and 0.0 <= m["bc_accuracy"] <= 1.0 and math.isfinite(m["bc_loss"])
+    assert any(not torch.equal(a, b) for a, b in zip(before, _params(trainer)))
+    assert rows[0]["pg_loss"] == rows[0]["pg_loss"]  # critic-only warm-up update still logs the policy loss
+    resumed = PPOTrainer(cfg, tmp_path, resume=True)
+    assert resumed.pretrain_metrics == m  # not cloned again on resume

@@ -28,8 +28,8 @@ from blot_env.combos import (
 )
 from blot_env.declarations import counted_sets
 from blot_env.engine import deal_result, is_terminal
-from blot_env.rules_config import make_rules
 from blot_env.record import replay_record
+from blot_env.rules_config import make_rules
 from blot_env.state import Phase
 
 C, D, H, S = range(4)
@@ -426,3 +426,21 @@ def test_a42_a43_game_end():
 def test_deal_helper_is_first_hand_seat0():
     s = deal(complete({}))
     assert s.first_hand == 0
+
+
+def test_docs_rules_knob_table_up_to_date():
+    """docs/rules.md's knob table is generated from RulesConfig: run scripts/gen_docs.py."""
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, str(repo / "scripts" / "gen_docs.py"), "--check"], capture_output=True,
+                       text=True, cwd=repo)
+    assert p.returncode == 0, p.stderr
+    text = (repo / "docs" / "rules.md").read_text(encoding="utf-8")
+    from blot_env.rules_config import KNOBS
+
+    for knob in KNOBS:
+        assert f"| `{knob}` |" in text
+    for heading in ("### `duel`", "### `duel-app`", "### `open`", "### `belote`"):
+        assert heading in text

@@ -2,9 +2,10 @@
 
 One dataclass per concern: :class:`NetworkConfig` (the policy/value MLP), :class:`PPOConfig`
 (the update), :class:`RolloutConfig` (data collection and rewards), :class:`PoolConfig`
-(self-play and the opponent pool), :class:`EvalConfig` (periodic duplicate evaluation), all
-composed in :class:`TrainConfig`. Every field carries a docstring; :func:`field_docs` reads
-them from the source so that docs/training.md's reference table is generated, not copied.
+(self-play and the opponent pool), :class:`PretrainConfig` (optional behaviour-cloning warm
+start), :class:`EvalConfig` (periodic duplicate evaluation), all composed in
+:class:`TrainConfig`. Every field carries a docstring; :func:`field_docs` reads them from the
+source so that docs/training.md's reference table is generated, not copied.
 
 YAML files in ``configs/`` load with :func:`load_config`; ``key=value`` overrides with dotted
 keys (``ppo.learning_rate=1e-4``) apply with :func:`apply_overrides`. Nothing mutates a
@@ -40,12 +41,20 @@ class NetworkConfig:
     """Hidden-layer nonlinearity."""
     shared_trunk: bool = False
     """One trunk for policy and value heads (cheaper) instead of two separate MLPs (CleanRL default)."""
+    policy_bias_init: Literal["auction_prior", "block_uniform", "zero"] = "auction_prior"
+    """Initial policy-head bias (the untrained policy's prior; training moves it freely).
+    ``block_uniform``: each action gets ``-log(size of its layout block)``, so the policy is
+    uniform over blocks (pass / bid / contra / cards ...) rather than over the ~400 bid ids;
+    ``auction_prior``: block_uniform, and within the ``BID`` and ``KAPUT_PLUS`` blocks each step
+    up the ladder halves the probability, and kaput bids get a tenth of a block's mass (an
+    untrained policy then opens low instead of at a random level); ``zero``: uniform over ids."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"network.hidden must be a non-empty list of positive widths, got {self.hidden}")
         _check_literal(self, "activation")
+        _check_literal(self, "policy_bias_init")
 
 
 @dataclass(frozen=True)
@@ -146,6 +155,33 @@ class PoolConfig:
 
 
 @dataclass(frozen=True)
+class PretrainConfig:
+    """Optional warm start: behaviour cloning of a baseline agent before PPO (agents/ppo/pretrain.py)."""
+
+    agent: str = ""
+    """Baseline to imitate (agents.registry name, e.g. ``rules``); empty: no pretraining."""
+    deals: int = 20000
+    """Deals the baseline plays in every seat to produce the imitation data."""
+    chunk_deals: int = 2000
+    """Deals collected and trained on at a time (bounds memory)."""
+    epochs: int = 2
+    """Passes over each chunk."""
+    batch_size: int = 512
+    """Minibatch size."""
+    learning_rate: float = 1e-3
+    """Adam learning rate of the cloning phase."""
+    value_coef: float = 0.5
+    """Weight of the critic's regression onto the baseline's deal rewards."""
+    critic_warmup_updates: int = 0
+    """First PPO updates after cloning that train only the critic (the cloned policy is kept)."""
+
+    def __post_init__(self) -> None:
+        _positive(self, "deals", "chunk_deals", "epochs", "batch_size", "learning_rate")
+        if self.value_coef < 0 or self.critic_warmup_updates < 0:
+            raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
+
+
+@dataclass(frozen=True)
 class EvalConfig:
     """Periodic duplicate evaluation during training (the learning curve)."""
 
@@ -200,6 +236,8 @@ class TrainConfig:
     """Data collection."""
     pool: PoolConfig = field(default_factory=PoolConfig)
     """Self-play and opponent pool."""
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    """Optional behaviour-cloning warm start."""
     eval: EvalConfig = field(default_factory=EvalConfig)
     """Periodic duplicate evaluation."""
 
@@ -381,6 +419,7 @@ __all__ = [
     "NetworkConfig",
     "PPOConfig",
     "PoolConfig",
+    "PretrainConfig",
     "RolloutConfig",
     "TrainConfig",
     "apply_overrides",

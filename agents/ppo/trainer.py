@@ -27,12 +27,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from blot_env.actions import layout_for
+from blot_env.actions import ActionLayout, layout_for
 from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
 from .config import TrainConfig, config_from_dict
-from .network import ActorCritic
+from .network import ActorCritic, initial_policy_bias
 from .rollout import OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder
 
 log = logging.getLogger(__name__)
@@ -58,11 +58,12 @@ def configure_torch(threads: int, deterministic: bool) -> None:
     torch.use_deterministic_algorithms(deterministic)
 
 
-def build_policy(cfg: TrainConfig, obs_dim: int, num_actions: int) -> ActorCritic:
+def build_policy(cfg: TrainConfig, obs_dim: int, layout: ActionLayout) -> ActorCritic:
     """A freshly initialised policy; the init draws from a private torch RNG seeded by ``cfg.seed``."""
+    bias = initial_policy_bias(layout, cfg.network.policy_bias_init)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        return ActorCritic(obs_dim, num_actions, cfg.network)
+        return ActorCritic(obs_dim, layout.num_actions, cfg.network, policy_bias=bias)
 
 
 class PPOTrainer:
@@ -82,7 +83,7 @@ class PPOTrainer:
         self.rules = make_rules(cfg.preset)
         self.encoder = make_encoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
-        self.policy = build_policy(cfg, self.encoder.size, self.num_actions)
+        self.policy = build_policy(cfg, self.encoder.size, layout_for(self.rules))
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
         self.rng = np.random.default_rng(cfg.seed)
         self.gen = torch.Generator().manual_seed(cfg.seed)
@@ -93,6 +94,7 @@ class PPOTrainer:
         self.env_steps = 0
         self.deals = 0
         self.wall_time = 0.0
+        self.pretrain_metrics: dict[str, float] = {}
         self.out_dir = Path(out_dir) if out_dir is not None else None
         self._writer = None
         self._evaluator = None
@@ -133,6 +135,8 @@ class PPOTrainer:
         bar = tqdm(total=self.cfg.total_steps, initial=min(self.global_step, self.cfg.total_steps), unit="step",
                    disable=not progress, dynamic_ncols=True, smoothing=0.1)
         try:
+            if self.cfg.pretrain.agent and self.update_no == 0 and not self.pretrain_metrics:
+                self.pretrain()
             n = 0
             while not self.done and (max_updates is None or n < max_updates) and (
                     max_seconds is None or time.perf_counter() - t_call < max_seconds):
@@ -163,6 +167,19 @@ class PPOTrainer:
             if self._writer is not None:
                 self._writer.flush()
         return rows
+
+    def pretrain(self) -> dict[str, float]:
+        """Behaviour-clone ``cfg.pretrain.agent`` into the policy (and fit the critic), then checkpoint."""
+        from .pretrain import behaviour_clone
+
+        t0 = time.perf_counter()
+        self.pretrain_metrics = behaviour_clone(self.policy, self.rules, self.encoder, self.cfg.pretrain,
+                                                self.cfg.rollout.num_envs, self.cfg.rollout.reward_scale, self.rng)
+        self.wall_time += time.perf_counter() - t0
+        log.info("pretrain: %s", self.pretrain_metrics)
+        if self.out_dir:
+            self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
+        return self.pretrain_metrics
 
     def train_one_update(self) -> dict[str, float]:
         """Collect one rollout and update the policy on it; returns the update's metrics."""
@@ -221,6 +238,7 @@ class PPOTrainer:
                                   "old_approx_kl": 0.0, "clipfrac": 0.0, "grad_norm": 0.0}
         count = 0
         epochs = 0
+        critic_only = bool(self.pretrain_metrics) and self.update_no < self.cfg.pretrain.critic_warmup_updates
         self.policy.train()
         for _ in range(p.update_epochs):
             epochs += 1
@@ -248,7 +266,10 @@ class PPOTrainer:
                 else:
                     v_loss = 0.5 * ((new_v - b_ret[idx]) ** 2).mean()
                 ent = entropy.mean()
-                loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
+                if critic_only:
+                    loss = p.vf_coef * v_loss
+                else:
+                    loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 gn = nn.utils.clip_grad_norm_(self.policy.parameters(), p.max_grad_norm)
@@ -298,6 +319,7 @@ class PPOTrainer:
             "rng": {"numpy": self.rng.bit_generator.state, "torch_sample": self.gen.get_state()},
             "counters": {"update": self.update_no, "global_step": self.global_step, "env_steps": self.env_steps,
                          "deals": self.deals, "wall_time": self.wall_time},
+            "pretrain": dict(self.pretrain_metrics),
             "pool": self.pool.state_dict(),
         }
 
@@ -330,6 +352,7 @@ class PPOTrainer:
         c = ck["counters"]
         self.update_no, self.global_step = int(c["update"]), int(c["global_step"])
         self.env_steps, self.deals, self.wall_time = int(c["env_steps"]), int(c["deals"]), float(c["wall_time"])
+        self.pretrain_metrics = dict(ck.get("pretrain") or {})
         self.pool.load_state_dict(ck["pool"], self.policy)
         self.policy.eval()
 

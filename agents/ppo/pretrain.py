@@ -1,0 +1,143 @@
+"""Optional warm start before PPO: imitate a baseline agent (behaviour cloning) and fit the critic.
+
+The baseline (``PretrainConfig.agent``, an agents.registry name) plays every seat of
+``PretrainConfig.deals`` random deals, stepped in lockstep by :class:`EngineVector`; for each
+decision with more than one legal action we keep the acting seat's observation, mask and
+action, and the seat's deal reward (the same reward as in PPO, so the critic learns the
+baseline's value). The actor minimises the masked cross-entropy to the baseline's actions,
+the critic the squared error to the reward. Data is collected and trained on in chunks of
+``chunk_deals`` deals so memory stays small.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from blot_env.rules_config import RulesConfig
+
+from ..base import reset_agent
+from .config import PretrainConfig
+from .distributions import MaskedCategorical
+from .network import ActorCritic
+from .rollout import EngineVector
+
+log = logging.getLogger(__name__)
+
+
+def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, num_deals: int, num_envs: int,
+                           rng: np.random.Generator, reward_scale: float, seed: int = 0
+                           ) -> dict[str, np.ndarray]:
+    """``num_deals`` deals of ``agent_name`` in every seat: ``obs float32[T, D]``, ``masks bool[T, A]``,
+    ``actions int64[T]``, ``returns float32[T]`` (scaled deal reward of the acting seat's side)."""
+    from agents.registry import make_agent
+
+    n = rules.num_players
+    vec = EngineVector(rules, encoder, num_envs)
+    agents = [[make_agent(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
+    obs, masks, acts, seat_of, env_of = [], [], [], [], []
+    returns: list[float] = []
+    pending: dict[tuple[int, int], list[int]] = {}
+    started = min(num_envs, num_deals)
+    first = list(range(started))
+    for e in first:
+        for a in agents[e]:
+            reset_agent(a)
+    out = vec.reset(first, rng)
+    while True:
+        active = np.flatnonzero(out.seat >= 0)
+        if len(active) == 0:
+            break
+        actions = np.zeros(num_envs, dtype=np.int64)
+        for e in active:
+            s = int(out.seat[e])
+            a = int(agents[e][s].act(vec.views[e], rng))
+            actions[e] = a
+            if out.mask[e].sum() > 1:
+                pending.setdefault((int(e), s), []).append(len(acts))
+                obs.append(out.obs[e].copy())
+                masks.append(out.mask[e].copy())
+                acts.append(a)
+                returns.append(0.0)
+                seat_of.append(s)
+                env_of.append(int(e))
+        out = vec.step(actions)
+        refill = []
+        for e in np.flatnonzero(out.done):
+            for s in range(n):
+                for idx in pending.pop((int(e), s), []):
+                    returns[idx] = float(out.rewards[e, s]) * reward_scale
+            if started < num_deals:
+                refill.append(int(e))
+                started += 1
+                for a in agents[e]:
+                    reset_agent(a)
+        if refill:
+            out = vec.reset(refill, rng)
+    D, A = vec.obs.shape[1], vec.num_actions
+    return {
+        "obs": np.stack(obs) if obs else np.zeros((0, D), np.float32),
+        "masks": np.stack(masks) if masks else np.zeros((0, A), bool),
+        "actions": np.asarray(acts, dtype=np.int64),
+        "returns": np.asarray(returns, dtype=np.float32),
+    }
+
+
+def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: PretrainConfig, num_envs: int,
+                    reward_scale: float, rng: np.random.Generator) -> dict[str, float]:
+    """Train ``policy`` in place to imitate ``cfg.agent``; returns the final chunk's metrics
+    (``bc_loss``, ``bc_accuracy`` on the chunk before training on it, ``bc_value_loss``, ``bc_samples``,
+    ``bc_seconds``)."""
+    t0 = time.perf_counter()
+    opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    chunks = max(1, math.ceil(cfg.deals / cfg.chunk_deals))
+    total = 0
+    metrics: dict[str, float] = {}
+    policy.train()
+    for c in range(chunks):
+        deals = min(cfg.chunk_deals, cfg.deals - c * cfg.chunk_deals)
+        data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c)
+        T = len(data["actions"])
+        total += T
+        obs = torch.from_numpy(data["obs"])
+        masks = torch.from_numpy(data["masks"])
+        acts = torch.from_numpy(data["actions"])
+        rets = torch.from_numpy(data["returns"])
+        with torch.no_grad():
+            logits = policy.logits(obs)
+            acc = float((MaskedCategorical(logits, masks).mode() == acts).float().mean())
+        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0}
+        count = 0
+        for _ in range(cfg.epochs):
+            perm = torch.from_numpy(rng.permutation(T))
+            for start in range(0, T, cfg.batch_size):
+                idx = perm[start:start + cfg.batch_size]
+                logits, value = policy(obs[idx])
+                dist = MaskedCategorical(logits, masks[idx])
+                loss_pi = -dist.log_prob(acts[idx]).mean()
+                loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
+                loss = loss_pi + cfg.value_coef * loss_v
+                opt.zero_grad(set_to_none=True)
+                loss.backward()
+                nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+                opt.step()
+                sums["bc_loss"] += float(loss_pi.detach())
+                sums["bc_value_loss"] += float(loss_v.detach())
+                count += 1
+        metrics = {k: v / max(count, 1) for k, v in sums.items()}
+        metrics["bc_accuracy"] = acc
+        log.info("pretrain chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f",
+                 c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"])
+    policy.eval()
+    metrics["bc_samples"] = float(total)
+    metrics["bc_seconds"] = time.perf_counter() - t0
+    return metrics
+
+
+__all__ = ["behaviour_clone", "collect_demonstrations"]

@@ -1,0 +1,472 @@
+"""Double-dummy solver on the deal-score objective, for every preset (issue 9).
+
+``solve(state)`` takes any play-phase :class:`~blot_env.state.State` (all hands known) and
+returns the exact minimax value of the deal's final score difference for the side to move
+(its score minus the other side's, in score-sheet units: table points for the Armenian
+presets, raw points for belote, rules.md 2.5, 3-6), and the value of each legal action.
+
+How the score objective is searched (docs/search.md has the argument):
+
+* The kernel (:mod:`agents.search._kernel`, numba) computes the minimax of the **outcome
+  code** ``X = 3 * p0 + c`` of team 0: ``p0`` its raw card points at the end of the deal,
+  ``c`` 2 if it took every trick, 0 if team 1 did, 1 otherwise (and after an early kaput
+  stop).
+* Once the combinations that will count are fixed, the deal score is a non-decreasing
+  function ``F`` of ``X`` for team 0 (checked for every preset by the tests), so
+  ``minimax F(X) = F(minimax X)``: made/failed thresholds, rounding, capot and kaput stops
+  all live in the table ``F`` (:func:`leaf_table`), built by :func:`leaf_scores`, which is
+  tested against :func:`blot_env.scoring.score_deal` on finished deals of every preset.
+* Declaration decisions still to come are taken by a fixed policy (:func:`policy_action`):
+  announce the highest class held, state a plain height, reveal when asked, always show.
+  Decisions already taken are part of the state. A decision pending at the root is solved
+  as a choice: each legal declaration action gets its own value.
+* With that policy the counted combinations are fixed by the position, except after the
+  declaration leader's ``noshow`` in trick 2 (pass-on rights, rules.md 2.4.3 items 6-7):
+  then the order of trick 3 matters, so the solver enumerates the rest of trick 2 in
+  Python and runs the kernel from the end of trick 2.
+
+Errors: ``ValueError`` when the state is not in the play phase.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from blot_env.actions import CLS_CARRE, layout_for
+from blot_env.cards import LAST_TRICK_BONUS, NT, PLAIN_ORDER, TRUMP_ORDER, card_points, cards_of, round_tens
+from blot_env.declarations import announce_classes, blots, counted_sets, set_value
+from blot_env.engine import apply_action, current_seat, legal_actions, legal_cards_mask
+from blot_env.rules_config import RulesConfig
+from blot_env.scoring import BELOTE_BASE, DEAL_TP, MULT_BELOTE, MULT_NT, MULT_SUIT, score_deal
+from blot_env.state import Contract, Phase, State, Step
+
+from . import _kernel as K
+
+TT_BITS = 20
+#: outcome codes X run over 0 .. 3 * 162 + 2
+X_SIZE = 3 * 162 + 3
+
+
+# ---------------------------------------------------------------------------- declaration policy
+
+
+def policy_action(state: State) -> int:
+    """The fixed choice for a pending declaration step (the solver's policy for future steps).
+
+    ANNOUNCE: the highest class held (rules.md 2.4.3 item 1); HEIGHT: a plain height;
+    ANSWER: reveal; SHOW: show.
+    """
+    lay = layout_for(state.cfg)
+    kind, seat = state.pending[0]
+    if kind == Step.ANNOUNCE:
+        return lay.announce_id(max(announce_classes(state, seat)))
+    if kind == Step.HEIGHT:
+        return lay.id("HEIGHT")
+    if kind == Step.ANSWER:
+        return lay.id("REVEAL")
+    return lay.id("SHOW")
+
+
+def advance_declarations(state: State) -> State:
+    """Apply :func:`policy_action` while a declaration step is pending."""
+    while state.pending and state.phase == Phase.PLAY:
+        state = apply_action(state, policy_action(state))
+    return state
+
+
+def _pass_on_open(state: State) -> bool:
+    """True when the leader's ``noshow`` left rights whose use depends on trick-3 order."""
+    cfg = state.cfg
+    if cfg.declarations != "manual" or state.trick_no > 1:
+        return False
+    d = state.decl
+    if d is None or d.leader < 0 or d.decided[d.leader] != 0:
+        return False
+    lt = d.leader % 2
+    return any(q % 2 != lt and d.announced[q] > 0 and d.decided[q] == -1 for q in range(state.n))
+
+
+def _decl_final(state: State) -> State:
+    """A state whose declaration record is final under the policy (cards played: the lowest legal).
+
+    Only valid when the counted combinations no longer depend on the play (see
+    :func:`_pass_on_open`).
+    """
+    cfg = state.cfg
+    if cfg.declarations == "auto":
+        return state
+    d = state.decl
+    if cfg.declarations == "manual":
+        if state.trick_no >= 3 and not state.pending:
+            return state
+        if state.trick_no >= 1 and all(a == 0 for a in d.announced):
+            return state
+    elif state.trick_no >= 1 and not state.pending:
+        return state
+    lay = layout_for(cfg)
+    s = state
+    limit = 3 if cfg.declarations == "manual" else 1
+    while s.phase == Phase.PLAY and (s.trick_no < limit or s.pending):
+        if s.pending:
+            s = apply_action(s, policy_action(s))
+        else:
+            s = apply_action(s, lay.play_id(cards_of(legal_cards_mask(s))[0]))
+    return s
+
+
+@dataclass(frozen=True)
+class ComboInfo:
+    """What counts beside the cards, per seat, in score-sheet units (tp; raw in belote).
+
+    ``combos[s]``: counted combinations of seat s; ``blots[s]``: its blot; ``undealt``: raw
+    points of the cards never dealt (duels, rules.md 3-4); ``total``: raw points the tricks
+    hold in a full deal (162 minus ``undealt``, last-trick 10 included).
+    """
+
+    combos: tuple[int, ...]
+    blots: tuple[int, ...]
+    undealt: int
+    total: int
+
+
+def combo_info(state: State) -> ComboInfo:
+    """The :class:`ComboInfo` of a play-phase or finished state whose declarations are final."""
+    cfg = state.cfg
+    strain = state.contract.strain
+    raw = cfg.scoring == "belote"
+    sets = counted_sets(state)
+    bl = blots(state)
+    comb = tuple(set_value(x) if raw else set_value(x) // 10 for x in sets)
+    blt = tuple((20 if raw else 2) if b else 0 for b in bl)
+    held = 0
+    for h in state.play_hands:
+        held |= h
+    total = sum(card_points(c, strain) for c in cards_of(held)) + LAST_TRICK_BONUS
+    undealt = 162 - total if cfg.scoring == "duel" else 0
+    return ComboInfo(comb, blt, undealt, total)
+
+
+# ---------------------------------------------------------------------------- leaf evaluator
+
+
+def leaf_scores(cfg: RulesConfig, c: Contract, info: ComboInfo, p0: int, code: int) -> tuple[int, int]:
+    """Deal score per side from team 0's raw card points ``p0`` and capot code ``code``.
+
+    ``code``: 2 team 0 took every trick, 0 team 1 did, 1 otherwise. The same formulas as
+    :func:`blot_env.scoring.score_deal` (rules.md 2.5, 3, 4, 5.5, 6), written on the outcome
+    code; ``tests/test_solver.py`` checks them against it on finished deals of every preset.
+    """
+    n = cfg.num_players
+    pts = (p0, info.total - p0)
+    cap = (code == 2, code == 0)
+    Kt = [0, 0]
+    for s in range(n):
+        Kt[s % 2] += info.combos[s] + info.blots[s]
+    fam = cfg.scoring
+    score = [0, 0]
+    if fam == "bazar":
+        A = c.seat % 2
+        D = 1 - A
+        V_A = (250 if cap[A] else pts[A]) + 10 * Kt[A]
+        made = (not cap[D]) and V_A >= 10 * c.value
+        if c.is_kaput:
+            made = made and cap[A]
+        if c.kind == "kaput_plus":
+            made = made and info.combos[c.seat] + info.blots[c.seat] >= c.plus
+        bid = (MULT_NT if c.strain == NT else MULT_SUIT)[c.double] * c.value
+        if not c.double:
+            if made:
+                score[A] = bid + (cfg.capot_tp if cap[A] else round_tens(pts[A])) + Kt[A]
+                score[D] = (0 if cap[A] else round_tens(pts[D])) + Kt[D]
+            else:
+                score[D] = bid + (cfg.capot_tp if cap[D] else 16) + Kt[A] + Kt[D]
+        else:
+            w = A if made else D
+            score[w] = bid + (cfg.capot_tp if cap[w] else 16) + Kt[A] + Kt[D]
+        return score[0], score[1]
+    if fam in ("duel", "open"):
+        t, o = c.seat, 1 - c.seat
+        T = [pts[s] + 10 * Kt[s] for s in (0, 1)]
+        beats = T[t] >= T[o] if cfg.taker_ge else T[t] > T[o]
+        if fam == "open":
+            capw = [pts[1 - s] == 0 for s in (0, 1)]
+        else:
+            capw = list(cap)
+        made = beats and not capw[o]
+        if made:
+            if capw[t]:
+                score[t], score[o] = cfg.capot_tp + Kt[t], Kt[o]
+            elif fam == "open":
+                ro = round_tens(pts[o])
+                score[o] = ro + Kt[o]
+                score[t] = (DEAL_TP - ro if cfg.open_complement else round_tens(pts[t])) + Kt[t]
+            else:
+                score[t] = round_tens(pts[t] + info.undealt) + Kt[t]
+                score[o] = round_tens(pts[o]) + Kt[o]
+        else:
+            score[o] = (cfg.capot_tp if capw[o] else DEAL_TP) + Kt[t] + Kt[o]
+        return score[0], score[1]
+    if fam == "belote":
+        A = c.seat % 2
+        D = 1 - A
+        dec = [0, 0]
+        bel = [0, 0]
+        for s in range(n):
+            dec[s % 2] += info.combos[s]
+            bel[s % 2] += info.blots[s]
+        v = c.value
+        k = MULT_BELOTE[c.double]
+        made = not cap[D] and pts[A] + dec[A] + bel[A] >= v
+        if cap[A] or cap[D]:
+            w = A if cap[A] else D
+            score[w] = (cfg.capot_tp + v) * k + dec[w] + bel[w]
+            score[1 - w] = bel[1 - w]
+        elif c.double:
+            w = A if made else D
+            score[w] = (BELOTE_BASE + v) * k + dec[w] + bel[w]
+            score[1 - w] = dec[1 - w] + bel[1 - w]
+        elif made:
+            score[A] = v + pts[A] + dec[A] + bel[A]
+            score[D] = pts[D] + dec[D] + bel[D]
+        else:
+            score[D] = BELOTE_BASE + v + dec[D] + bel[D]
+            score[A] = dec[A] + bel[A]
+        return score[0], score[1]
+    raise NotImplementedError(f"scoring family {fam!r}")
+
+
+@lru_cache(maxsize=4096)
+def leaf_table(cfg: RulesConfig, c: Contract, info: ComboInfo) -> np.ndarray:
+    """``int64[X_SIZE]``: team 0's score minus team 1's for each final outcome code ``X``."""
+    out = np.zeros(X_SIZE, dtype=np.int64)
+    for x in range(X_SIZE):
+        p0, code = divmod(x, 3)
+        p0 = min(p0, info.total)
+        s0, s1 = leaf_scores(cfg, c, info, p0, code)
+        out[x] = s0 - s1
+    out.setflags(write=False)
+    return out
+
+
+# ---------------------------------------------------------------------------- kernel driver
+
+
+@lru_cache(maxsize=8)
+def _tables(strain: int) -> tuple[np.ndarray, ...]:
+    pts = np.array([card_points(c, strain) for c in range(32)], dtype=np.int64)
+    tstr = np.array([16 + TRUMP_ORDER[c & 7] if strain != NT and c >> 3 == strain else 0 for c in range(32)],
+                    dtype=np.int64)
+    pstr = np.array([8 + PLAIN_ORDER[c & 7] for c in range(32)], dtype=np.int64)
+    desc = np.zeros((2, 8), dtype=np.int64)
+    desc[0] = sorted(range(8), key=lambda r: -PLAIN_ORDER[r])
+    desc[1] = sorted(range(8), key=lambda r: -TRUMP_ORDER[r])
+    above = np.zeros(8, dtype=np.int64)
+    for o in range(8):
+        above[o] = sum(1 << r for r in range(8) if TRUMP_ORDER[r] > o)
+    return pts, tstr, pstr, desc, above
+
+
+class _TT:
+    """The transposition table, shared by the solves of one process (a new generation each)."""
+
+    def __init__(self, bits: int = TT_BITS):
+        size = 1 << bits
+        self.bits = bits
+        self.key = np.full(size, -1, dtype=np.int64)
+        self.genarr = np.zeros(size, dtype=np.int32)
+        self.lo = np.zeros(size, dtype=np.int16)
+        self.hi = np.zeros(size, dtype=np.int16)
+        self.best = np.full(size, -1, dtype=np.int8)
+        self.gen = 0
+        self.moves = np.zeros((40, 16), dtype=np.int64)
+        self.scores = np.zeros((40, 16), dtype=np.int64)
+        self.saved = np.zeros((40, 8), dtype=np.int64)
+
+    def next_gen(self) -> int:
+        self.gen += 1
+        if self.gen >= 1 << 30:
+            self.genarr.fill(0)
+            self.gen = 1
+        return self.gen
+
+
+_TT_SINGLETON: _TT | None = None
+
+
+def _tt() -> _TT:
+    global _TT_SINGLETON
+    if _TT_SINGLETON is None:
+        _TT_SINGLETON = _TT()
+    return _TT_SINGLETON
+
+
+@dataclass
+class SearchStats:
+    """Kernel nodes visited by the last :func:`card_codes` call of this process."""
+
+    nodes: int = 0
+
+
+LAST = SearchStats()
+
+
+def _arrays(state: State):
+    cfg = state.cfg
+    n = state.n
+    strain = state.contract.strain
+    H = np.zeros(4, dtype=np.int64)
+    CV = np.zeros(4, dtype=np.int64)
+    for s in range(n):
+        H[s] = state.hands[s]
+        if state.face_down:
+            CV[s] = state.face_down[s]
+    UNDER = np.zeros(32, dtype=np.int64)
+    if state.piles:
+        for pile in state.piles:
+            for i in range(0, len(pile), 2):
+                UNDER[pile[i + 1]] = 1 << pile[i]
+        # a bottom already uncovered no longer matters; a played top has left the hand
+    TR = np.zeros(4, dtype=np.int64)
+    for i, c in enumerate(state.trick):
+        TR[i] = c
+    flags = 0
+    for s in range(n):
+        if state.tricks[s]:
+            flags |= 1 << (s % 2)
+    tt = _tt()
+    ST = np.zeros(8, dtype=np.int64)
+    ST[0] = state.leader
+    ST[1] = len(state.trick)
+    ST[2] = state.trick_no
+    ST[3] = flags
+    ST[5] = tt.next_gen()
+    c = state.contract
+    P = np.zeros(8, dtype=np.int64)
+    P[0] = n
+    P[1] = strain
+    P[2] = 1 if cfg.partner_exemption and n == 4 else 0
+    P[3] = 1 if cfg.undertrump == "free" else 0
+    P[4] = cfg.num_tricks
+    P[5] = (1 - c.seat % 2) if c.is_kaput else -1
+    P[6] = tt.bits
+    pts, tstr, pstr, desc, above = _tables(strain)
+    return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.key,
+            tt.genarr, tt.lo, tt.hi, tt.best)
+
+
+def card_codes(state: State, cards: list[int] | None = None) -> dict[int, int]:
+    """Kernel values: for each legal card (or ``cards``), the exact minimax outcome code ``V``
+    of the rest of the deal after it (``X = 3 * team-0 points so far + V``), full windows."""
+    if cards is None:
+        cards = cards_of(legal_cards_mask(state))
+    args = _arrays(state)
+    arr = np.array(cards, dtype=np.int64)
+    out = np.zeros(len(cards), dtype=np.int64)
+    K.root_values(*args, arr, out)
+    LAST.nodes = int(args[4][4])
+    return {c: int(v) for c, v in zip(cards, out)}
+
+
+def _steps(table: np.ndarray, past: int) -> np.ndarray:
+    """``V`` thresholds where ``table[past + V]`` changes (``int64[L]``, ascending)."""
+    seg = table[past:]
+    return (np.flatnonzero(seg[1:] != seg[:-1]) + 1).astype(np.int64)
+
+
+def card_scores(state: State, table: np.ndarray, cards: list[int] | None = None) -> dict[int, int]:
+    """Per card: ``table[X]`` of the minimax outcome after it, found with null-window searches
+    at the thresholds of ``table`` only (cheaper than exact codes; same score)."""
+    if cards is None:
+        cards = cards_of(legal_cards_mask(state))
+    past = _past_code(state)
+    steps = _steps(table, past)
+    args = _arrays(state)
+    arr = np.array(cards, dtype=np.int64)
+    out = np.zeros(len(cards), dtype=np.int64)
+    K.root_levels(*args, arr, steps, out)
+    LAST.nodes = int(args[4][4])
+    return {c: int(table[past + (steps[k - 1] if k > 0 else 0)]) for c, k in zip(cards, out)}
+
+
+def position_code(state: State) -> int:
+    """Kernel minimax outcome code ``V`` of a position with no pending step (full window)."""
+    args = _arrays(state)
+    v = K.search(*args, 0, -K.INF, K.INF)
+    LAST.nodes = int(args[4][4])
+    return int(v)
+
+
+def _past_code(state: State) -> int:
+    return 3 * sum(state.points[s] for s in range(state.n) if s % 2 == 0)
+
+
+# ---------------------------------------------------------------------------- public API
+
+
+def _terminal_value(state: State) -> int:
+    sc = score_deal(state).score
+    return sc[0] - sc[1]
+
+
+def value_team0(state: State) -> int:
+    """Minimax score difference (team 0 minus team 1) of a play-phase or finished state,
+    every declaration decision from here on taken by :func:`policy_action`."""
+    if state.phase == Phase.DONE:
+        return _terminal_value(state)
+    state = advance_declarations(state)
+    if state.phase == Phase.DONE:
+        return _terminal_value(state)
+    if _pass_on_open(state):
+        return _enumerate_team0(state)
+    table = leaf_table(state.cfg, state.contract, combo_info(_decl_final(state)))
+    return int(table[_past_code(state) + position_code(state)])
+
+
+def _enumerate_team0(state: State) -> int:
+    """Minimax over the cards of trick 2 in Python (pass-on rights pending, see module doc)."""
+    seat = current_seat(state)
+    lay = layout_for(state.cfg)
+    vals = [value_team0(apply_action(state, lay.play_id(c))) for c in cards_of(legal_cards_mask(state))]
+    return max(vals) if seat % 2 == 0 else min(vals)
+
+
+def card_values_team0(state: State) -> dict[int, int]:
+    """Per legal card of the seat to play (no pending step): minimax team-0 score difference."""
+    if _pass_on_open(state):
+        lay = layout_for(state.cfg)
+        return {c: value_team0(apply_action(state, lay.play_id(c))) for c in cards_of(legal_cards_mask(state))}
+    table = leaf_table(state.cfg, state.contract, combo_info(_decl_final(state)))
+    return card_scores(state, table)
+
+
+def solve(state: State) -> tuple[int, dict[int, int]]:
+    """Exact minimax value for the side to move and the value of each legal action.
+
+    Args:
+        state: a play-phase state (every hand known: the solver reads ``state.hands``).
+
+    Returns:
+        ``(value, {action_id: value})``: the deal's final score difference (the mover's side
+        minus the other side, score-sheet units) under best play by both sides; declaration
+        steps after the root follow :func:`policy_action`.
+
+    Raises:
+        ValueError: the state is not in the play phase.
+    """
+    if state.phase != Phase.PLAY:
+        raise ValueError(f"solve needs a play-phase state, got phase {state.phase.name} (rules.md 2.3)")
+    seat = current_seat(state)
+    sign = 1 if seat % 2 == 0 else -1
+    if state.pending:
+        vals = {a: sign * value_team0(apply_action(state, a)) for a in legal_actions(state)}
+    else:
+        lay = layout_for(state.cfg)
+        vals = {lay.play_id(c): sign * v for c, v in card_values_team0(state).items()}
+    return max(vals.values()), vals
+
+
+__all__ = ["ComboInfo", "advance_declarations", "card_codes", "card_values_team0", "combo_info", "leaf_scores",
+           "leaf_table", "policy_action", "position_code", "solve", "value_team0"]

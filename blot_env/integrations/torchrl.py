@@ -1,0 +1,113 @@
+"""TorchRL adapter: ``PettingZooWrapper(blot_env.env(...), use_mask=True)`` with groups per team.
+
+``pip install -e ".[torchrl]"`` (after ``pip install torch==2.13.0``; docs/integrations.md).
+Importing this module imports TorchRL; ``import blot_env`` never does.
+
+The wrapped env is TorchRL's own ``torchrl.envs.libs.pettingzoo.PettingZooWrapper`` around the
+AEC env, grouped per team (``team_0`` = seats 0 and 2, ``team_1`` = seats 1 and 3; 2-player
+presets: one seat per group). Per group ``g`` a step's tensordict holds
+``(g, "observation", "observation")`` ``float32[k, D]``, ``(g, "action_mask")`` ``bool[k, A]``
+(the acting agent's legal actions; all True for the others), ``(g, "mask")`` ``bool[k]``
+(True only for the agent to act, since the env is turn-based), ``(g, "action")`` ``int64[k]``
+and, after ``step``, ``("next", g, "reward")`` ``float32[k, 1]``. The action spec's mask is
+updated every step, so ``env.rand_action()`` and ``env.rollout(...)`` without a policy play
+uniformly random *legal* actions. Every agent receives its reward in the step that ends the
+deal (``("next", g, "reward")``; score-sheet units times ``reward_scale``).
+
+Turn-based data need one more step before TorchRL's losses: :func:`acting_transitions` keeps,
+for each step, only the agent that acted and attaches its Monte-Carlo return (the sum of its
+own rewards to the end of the episode), which is what integrations/torchrl/masked_ppo.py
+trains on with TorchRL's ``ClipPPOLoss`` and ``MaskedCategorical``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from tensordict import TensorDict, TensorDictBase
+from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+
+from blot_env.env import env as blot_aec_env
+
+
+def team_group_map(num_players: int) -> dict[str, list[str]]:
+    """``{"team_0": ["player_0", "player_2"], "team_1": ["player_1", "player_3"]}`` (teams are seat % 2)."""
+    return {f"team_{t}": [f"player_{s}" for s in range(num_players) if s % 2 == t] for t in (0, 1)}
+
+
+def make_env(preset: str = "bazar", seed: int | None = None, illegal_reward: float | None = None,
+             **env_kwargs: Any) -> PettingZooWrapper:
+    """TorchRL env of a preset: ``PettingZooWrapper(blot_env.env(preset, ...), use_mask=True,
+    group_map=team_group_map(n))``.
+
+    Args:
+        preset: rules preset; ``env_kwargs`` go to :func:`blot_env.env` (``reward_scale``,
+            ``episode``, ``observation_kind``, rules overrides ...).
+        seed: seed of the first reset (TorchRL's ``env.set_seed`` reseeds later).
+        illegal_reward: ``None`` (default): an illegal action raises ``IllegalActionError``;
+            a number: PettingZoo's ``TerminateIllegalWrapper`` ends the deal with that reward.
+    """
+    aec = blot_aec_env(preset=preset, illegal_reward=illegal_reward, **env_kwargs)
+    n = len(aec.possible_agents)
+    return PettingZooWrapper(aec, use_mask=True, group_map=team_group_map(n), categorical_actions=True, seed=seed)
+
+
+def acting_agent(td: TensorDictBase, group_map: dict[str, list[str]]) -> tuple[str, int] | None:
+    """(group, index in group) of the agent whose ``mask`` is set in a root step ``td``
+    (``None`` if no agent is to act, e.g. in a terminal observation)."""
+    for g in group_map:
+        m = td.get((g, "mask"))
+        if bool(m.any()):
+            return g, int(m.nonzero()[0, 0])
+    return None
+
+
+def acting_transitions(batch: TensorDictBase, group_map: dict[str, list[str]],
+                       extra_keys: tuple[str, ...] = ()) -> TensorDict:
+    """Flatten a turn-based rollout ``batch`` (shape ``[T]``, one env) into the acting agents'
+    transitions with Monte-Carlo returns.
+
+    For step ``t`` and agent ``(g, i)`` the return is ``G_t = r_t + G_{t+1}`` restarted at
+    every ``("next", "done")`` (undiscounted: deals are short and rewards come at the end).
+    Steps after the last ``done`` of the batch (an unfinished deal) are dropped.
+
+    Returns a TensorDict ``[N]`` with ``observation`` ``float32[N, D]``, ``action_mask``
+    ``bool[N, A]``, ``action`` ``int64[N]``, ``return`` ``float32[N, 1]``, ``group`` (0/1),
+    ``index`` (agent within its group), ``step`` (``t``) and any ``extra_keys`` taken per
+    group from ``(g, key)`` (e.g. ``"action_log_prob"``).
+    """
+    if batch.ndim != 1:
+        raise ValueError(f"acting_transitions needs a [T] rollout of one env, got batch size {tuple(batch.shape)}")
+    done = batch.get(("next", "done")).reshape(-1)
+    if not bool(done.any()):
+        return TensorDict({}, batch_size=[0])
+    last = int(done.nonzero()[-1, 0])
+    out: dict[str, list[torch.Tensor]] = {k: [] for k in ("observation", "action_mask", "action", "return",
+                                                         "group", "index", "step", *extra_keys)}
+    for gi, g in enumerate(group_map):
+        rew = batch.get(("next", g, "reward"))[: last + 1, :, 0]  # [T, k]
+        ret = torch.zeros_like(rew)
+        acc = torch.zeros(rew.shape[1])
+        for t in range(last, -1, -1):
+            if bool(done[t]):
+                acc = torch.zeros_like(acc)
+            acc = rew[t] + acc
+            ret[t] = acc
+        mask = batch.get((g, "mask"))[: last + 1]  # [T, k]
+        ts, idx = mask.nonzero(as_tuple=True)
+        out["observation"].append(batch.get((g, "observation", "observation"))[ts, idx])
+        out["action_mask"].append(batch.get((g, "action_mask"))[ts, idx])
+        out["action"].append(batch.get((g, "action"))[ts, idx])
+        out["return"].append(ret[ts, idx].unsqueeze(-1))
+        out["group"].append(torch.full_like(ts, gi))
+        out["index"].append(idx)
+        out["step"].append(ts)
+        for k in extra_keys:
+            out[k].append(batch.get((g, k))[ts, idx])
+    cat = {k: torch.cat(v) for k, v in out.items()}
+    order = torch.argsort(cat["step"])
+    return TensorDict({k: v[order] for k, v in cat.items()}, batch_size=[len(order)])
+
+
+__all__ = ["acting_agent", "acting_transitions", "make_env", "team_group_map"]

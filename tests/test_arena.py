@@ -1,0 +1,205 @@
+"""Duplicate evaluation (agents/arena.py, spec/evaluation.md) and the blot-eval CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.arena import (
+    SPLITS,
+    BoardResult,
+    TableResult,
+    deal_state,
+    evaluate,
+    load_suite,
+    match_outcomes,
+    play_board,
+    redeal,
+    seatings,
+    summarize,
+)
+from agents.arena_cli import main as cli_main
+from agents.base import BaseAgent
+from agents.medium_agent import MediumAgent
+from agents.random_agent import RandomAgent
+from agents.rules_agent import RulesAgent
+from blot_env.actions import layout_for
+from blot_env.rules_config import PRESETS, make_rules
+from blot_env.scoring import DealResult
+from blot_env.state import Contract, Phase
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_suites_are_frozen_balanced_and_valid(preset):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    from make_suites import make_suite
+
+    cfg = make_rules(preset)
+    for split, size in SPLITS.items():
+        deals = load_suite(preset, split)
+        assert len(deals) == size
+        assert all(set(d) == {"dealer", "hands", "stock"} for d in deals)
+        counts = np.bincount([d["dealer"] for d in deals], minlength=cfg.num_players)
+        assert counts.max() - counts.min() <= 1
+        for d in deals[:20]:
+            deal_state(cfg, d)  # valid deal for the preset
+        # regenerating gives the same deals: the file is the frozen output of make_suites.py
+        assert make_suite(preset, split, size=5) == deals[:5]
+    assert load_suite(preset, "dev")[:3] != load_suite(preset, "test")[:3]
+
+
+@pytest.mark.parametrize("preset,mixed", [("bazar", False), ("bazar", True), ("bazar-app", False),
+                                          ("belote", False), ("duel", False), ("duel-app", False),
+                                          ("open", False)])
+def test_agent_against_itself_scores_zero_on_every_board(preset, mixed):
+    if preset not in PRESETS:
+        pytest.skip(f"preset {preset} not available")
+    cfg = make_rules(preset)
+    deals = load_suite(preset, "dev")[:12]
+    agent = RulesAgent()
+    ev = evaluate(agent, RulesAgent(), cfg, deals, mixed=mixed)
+    assert [b.delta for b in ev.boards] == [0] * len(deals)
+    assert ev.metrics["mean_board_score"] == 0.0
+    assert ev.metrics["board_win_rate"] == 0.5
+    # tables really were played with the sides swapped
+    for b in ev.boards:
+        assert [t.side for t in b.tables] == [0, 1]
+        assert b.tables[0].result.score == b.tables[1].result.score
+
+
+def test_stochastic_agents_against_themselves_also_score_zero():
+    """Seat generators are keyed by (seed, board, attempt, seat), equal at both tables."""
+    cfg = make_rules("bazar")
+    deals = load_suite("bazar", "dev")[:4]
+    for agent in (RandomAgent(), MediumAgent(samples=4)):
+        ev = evaluate(agent, agent, cfg, deals, seed=3)
+        assert [b.delta for b in ev.boards] == [0] * len(deals)
+
+
+def test_evaluation_is_reproducible_and_worker_independent():
+    cfg = make_rules("bazar")
+    deals = load_suite("bazar", "dev")[:8]
+    a = evaluate("rules", "random", cfg, deals, seed=1)
+    b = evaluate("rules", "random", cfg, deals, seed=1, workers=2, chunk=3)
+    assert [x.delta for x in a.boards] == [x.delta for x in b.boards]
+    c = evaluate("rules", "random", cfg, deals, seed=2)
+    assert [x.delta for x in a.boards] != [x.delta for x in c.boards]
+
+
+def test_seatings():
+    assert seatings(4, 0, False) == (((True, False, True, False), 0), ((False, True, False, True), 1))
+    assert seatings(2, 5, False) == (((True, False), 0), ((False, True), 1))
+    seats = set()
+    for i in range(4):
+        (t1, s1), (t2, s2) = seatings(4, i, True)
+        assert sum(t1) == sum(t2) == 1 and (s1, s2) == (0, 1)
+        seats |= {t1.index(True), t2.index(True)}
+    assert seats == {0, 1, 2, 3}
+
+
+class PassOnSecondTable(BaseAgent):
+    """Rules agent that passes the whole auction of the second table it sees (a pass-out)."""
+
+    def __init__(self):
+        self.inner = RulesAgent()
+        self.tables = 0
+        self.name = "pass-second"
+
+    def reset(self):
+        self.tables += 1
+
+    def act(self, view, rng):
+        lay = layout_for(view.cfg)
+        if view.phase == Phase.AUCTION and self.tables == 2:
+            return next(a for a in view.legal if lay.block_of[a] == "PASS")
+        return self.inner.act(view, rng)
+
+
+def test_board_passed_out_at_one_table_is_redealt_as_a_pair():
+    cfg = make_rules("bazar")
+    deal = load_suite("bazar", "dev")[0]
+    agent = PassOnSecondTable()
+    b = play_board(cfg, deal, 0, agent, agent)
+    assert b.attempts == 2  # table 1 was played, table 2 passed out: both replayed on a redeal
+    assert agent.tables == 4
+    assert b.deal == redeal(cfg, deal, 0, 1) != deal
+    assert all(not t.passed_out for t in b.tables)
+    assert redeal(cfg, deal, 0, 1) == redeal(cfg, deal, 0, 1)
+    assert redeal(cfg, deal, 0, 2) != redeal(cfg, deal, 0, 1)
+
+
+def test_always_passing_boards_are_void():
+    class Passer(BaseAgent):
+        name = "passer"
+
+        def act(self, view, rng):
+            return view.legal[0]  # pass is the first id of every layout
+
+    cfg = make_rules("bazar")
+    b = play_board(cfg, load_suite("bazar", "dev")[0], 0, Passer(), Passer())
+    assert b.tables == () and b.delta == 0 and b.deal is None
+
+
+def _result(score, seat=0, made=True):
+    c = Contract(seat=seat, strain=2, value=10, kind="num", plus=0, double=0, call=-1)
+    return DealResult(c, made, (5, 3), (100, 62), (0, 0), score)
+
+
+def test_match_outcomes_and_summary_on_synthetic_boards():
+    cfg = make_rules("bazar")  # target 151
+    boards = []
+    for i in range(40):
+        # candidate's side scores 30:10 at table 1 (side 0) and 10:30 reversed at table 2 (side 1)
+        t1 = TableResult(0, _result((30, 10)), -1, -1)
+        t2 = TableResult(1, _result((20, 25), seat=1), -1, -1)
+        boards.append(BoardResult(i, 1, (t1, t2)))
+    # match 1 (table 1): 30 a deal reaches 151 after 6 deals; match 2: side 1 reaches 151 after 7
+    outs = match_outcomes(boards, cfg)
+    assert outs[:2] == [(1, 1), (1, 1)]
+    assert len(outs) == 40 // 7
+    m = summarize(boards, cfg)
+    assert m["mean_board_score"] == pytest.approx((20 + 5) / 2)
+    assert m["board_win_rate"] == 1.0 and m["match_win_rate"] == 1.0
+    d = m["diagnostics"]
+    assert d["candidate"]["contracts"] == 80 and d["candidate"]["made_rate"] == 1.0
+    assert d["opponent"]["defeated"] == 0
+
+
+def test_rules_beats_random_clearly():
+    ev = evaluate("rules", "random", "bazar", load_suite("bazar", "dev")[:60])
+    m = ev.metrics
+    assert m["ci95"][0] > 0 and m["board_win_rate"] > 0.6
+
+
+def test_cli_json_shape(capsys, tmp_path):
+    png = tmp_path / "cmp.png"
+    rc = cli_main(["--agent", "rules", "--vs", "random,rules", "--boards", "20", "--split", "dev", "--json",
+                   "--no-progress", "--plot", str(png)])
+    assert rc == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["preset"] == "bazar"
+    assert [r["opponent"] for r in out["rows"]] == ["random", "rules"]
+    for r in out["rows"]:
+        for k in ("agent", "opponent", "boards", "mean_board_score", "ci95", "board_win_rate", "win_rate_ci95",
+                  "match_win_rate"):
+            assert k in r
+        assert r["boards"] == 20 and len(r["ci95"]) == 2 and len(r["win_rate_ci95"]) == 2
+    assert out["rows"][1]["mean_board_score"] == 0.0
+    assert png.stat().st_size > 1000
+
+
+def test_cli_table_and_errors(capsys):
+    assert cli_main(["--agent", "rules", "--vs", "random", "--boards", "4", "--split", "dev", "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "mean/deal" in text and "rules" in text
+    assert cli_main(["--agent", "nobody", "--vs", "random", "--boards", "4", "--no-progress"]) == 2
+    assert "known:" in capsys.readouterr().err
+    assert cli_main(["--agent", "rules", "--vs", "random", "--boards", "5000", "--split", "dev",
+                     "--no-progress"]) == 2
+    assert cli_main(["--agent", "rules", "--vs", "random", "--preset", "duel", "--mixed", "--boards", "2",
+                     "--no-progress"]) == 2

@@ -1,0 +1,150 @@
+"""``python -m blot_env.replay`` as a user runs it (spec/deal-record.md "Replay command"):
+results printed one JSON per record, exit status, and one clear line per bad record, never a
+traceback."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from blot_env.actions import layout_for
+from blot_env.engine import apply_action, current_seat, legal_actions
+from blot_env.record import initial_state
+
+GOLDEN = REPO / "tests" / "golden"
+
+
+def base_record() -> dict:
+    g = json.loads((GOLDEN / "a22_9H_made_terz_vs_blot.json").read_text(encoding="utf-8"))
+    return {k: g[k] for k in ("format", "preset", "rules", "dealer", "hands", "stock", "actions", "result")}
+
+
+def run_replay(*paths: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "blot_env.replay", *map(str, paths)], capture_output=True,
+                          text=True, timeout=120, cwd=REPO)
+
+
+def error_lines(p: subprocess.CompletedProcess) -> list[str]:
+    return [ln for ln in p.stderr.splitlines() if ln and "records replayed with their results" not in ln]
+
+
+def write(tmp_path: Path, name: str, obj=None, raw: str | None = None) -> Path:
+    path = tmp_path / name
+    path.write_text(raw if raw is not None else json.dumps(obj), encoding="utf-8")
+    return path
+
+
+def test_good_record_prints_its_result(tmp_path):
+    rec = base_record()
+    p = run_replay(write(tmp_path, "good.json", rec))
+    assert p.returncode == 0, p.stderr
+    assert [json.loads(ln) for ln in p.stdout.splitlines()] == [rec["result"]]
+    assert "1 of 1 records" in p.stderr
+
+
+def test_list_and_jsonl_one_json_per_record(tmp_path):
+    rec = base_record()
+    other = json.loads((GOLDEN / "a31_kaput_failed_early_stop.json").read_text(encoding="utf-8"))
+    lst = write(tmp_path, "two.json", [rec, other])
+    jl = write(tmp_path, "two.jsonl", raw=json.dumps(rec) + "\n\n" + json.dumps(other) + "\n")
+    p = run_replay(lst, jl)
+    assert p.returncode == 0, p.stderr
+    out = [json.loads(ln) for ln in p.stdout.splitlines()]
+    assert out == [rec["result"], other["result"]] * 2
+
+
+def _illegal_held_card(rec: dict) -> tuple[int, str, int]:
+    """(index, action, seat) of a card that the seat holds but may not play at that point."""
+    state = initial_state(rec)
+    lay = layout_for(state.cfg)
+    for i, a in enumerate(rec["actions"]):
+        if a.startswith("play") and state.trick:
+            me = current_seat(state)
+            legal = set(legal_actions(state))
+            for c in range(32):
+                if state.hands[me] >> c & 1 and lay.play_id(c) not in legal:
+                    return i, lay.describe(lay.play_id(c)), me
+        state = apply_action(state, lay.parse(a))
+    raise AssertionError("no illegal card found")
+
+
+def test_illegal_action_one_clear_line(tmp_path):
+    rec = base_record()
+    i, action, seat = _illegal_held_card(rec)
+    rec["actions"][i] = action
+    path = write(tmp_path, "illegal.json", rec)
+    p = run_replay(path)
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert str(path) in line and f'action {i} "{action}" by seat {seat}' in line
+    assert "rules.md 1.3" in line and ("must" in line)  # the reason, with its rule
+
+
+@pytest.mark.parametrize(
+    ("name", "mutate", "field"),
+    [
+        ("unknown_preset", lambda r: r.update(preset="bazaar"), '"preset"'),
+        ("unknown_knob", lambda r: r["rules"].update(foo=1), '"rules"'),
+        ("bad_knob_value", lambda r: r["rules"].update(declarations="sometimes"), '"rules"'),
+        ("duplicated_card", lambda r: r["hands"].__setitem__(1, r["hands"][1].replace("7C", "TC")), '"hands"'),
+        ("repeated_in_hand", lambda r: r["hands"].__setitem__(0, r["hands"][0].replace("TC", "9H")), '"hands"'),
+        ("missing_card", lambda r: r["hands"].__setitem__(1, " ".join(r["hands"][1].split()[:7])), '"hands"'),
+        ("wrong_hand_size", lambda r: (r["hands"].__setitem__(1, r["hands"][1] + " " + r["hands"][0].split()[0]),
+                                       r["hands"].__setitem__(0, " ".join(r["hands"][0].split()[1:]))), '"hands"'),
+        ("not_a_card", lambda r: r["hands"].__setitem__(2, r["hands"][2].replace("8C", "XX")), '"hands[2]"'),
+        ("unknown_action", lambda r: r["actions"].__setitem__(3, "bid 9X"), '"actions"[3]'),
+        ("action_not_string", lambda r: r["actions"].__setitem__(0, 7), '"actions"[0]'),
+        ("actions_after_end", lambda r: r["actions"].append("play 7C"), "already over"),
+        ("bad_dealer", lambda r: r.update(dealer=7), '"dealer"'),
+        ("bad_format", lambda r: r.update(format="blot-record/9"), '"format"'),
+        ("no_hands", lambda r: r.pop("hands"), '"hands"'),
+        ("wrong_result", lambda r: r["result"].update(score=[1, 2]), '"result.score"'),
+        ("unfinished", lambda r: r.update(actions=r["actions"][:20]), "not finished"),
+        ("bad_knob_type", lambda r: r["rules"].update(target="x"), '"rules"'),
+    ],
+)
+def test_malformed_record_refused(tmp_path, name, mutate, field):
+    rec = copy.deepcopy(base_record())
+    mutate(rec)
+    p = run_replay(write(tmp_path, f"{name}.json", rec))
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr
+    lines = error_lines(p)
+    assert len(lines) == 1, p.stderr
+    assert f"{name}.json" in lines[0] and field in lines[0], lines[0]
+
+
+@pytest.mark.parametrize(("name", "raw"), [("bad_json", '{"format": "blot-record/1", "preset": '), ("empty", ""),
+                                           ("bad_jsonl", None)])
+def test_unreadable_file_refused(tmp_path, name, raw):
+    if raw is None:
+        path = write(tmp_path, f"{name}.jsonl", raw=json.dumps(base_record()) + "\n{oops\n")
+    else:
+        path = write(tmp_path, f"{name}.json", raw=raw)
+    p = run_replay(path)
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert path.name in line and "JSON" in line
+    assert p.stderr.splitlines()[-1] == "0 of 0 records replayed with their results; 1 file(s) could not be read"
+
+
+def test_missing_file_and_non_object_records(tmp_path):
+    p = run_replay(tmp_path / "nope.json")
+    assert p.returncode != 0 and "Traceback" not in p.stderr and len(error_lines(p)) == 1
+    p = run_replay(write(tmp_path, "ints.json", [1, "x"]))
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert len(error_lines(p)) == 2 and all("JSON object" in ln for ln in error_lines(p))
+
+
+def test_all_golden_records_replay_through_the_cli():
+    files = sorted(GOLDEN.glob("*.json"))
+    p = run_replay(*files)
+    assert p.returncode == 0, p.stderr
+    assert len(p.stdout.splitlines()) == len(files)
