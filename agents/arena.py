@@ -262,6 +262,14 @@ def _resolve(spec: AgentSpec, cfg: RulesConfig) -> Agent:
     return spec
 
 
+def _agent_name(spec: AgentSpec, cfg: RulesConfig) -> str:
+    if isinstance(spec, str):
+        from .registry import make_agent
+
+        return make_agent(spec, cfg).name
+    return spec.name
+
+
 def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
     cfg, deals, start, cand, opp, seed, mixed = args
     cand = _resolve(cand, cfg)
@@ -282,6 +290,8 @@ class Evaluation:
     boards: list[BoardResult]
     timing: Timing
     seconds: float
+    agent_names: tuple[str, str] = ("", "")
+    """The ``name`` attributes of the candidate and opponent agents (keys of ``timing``)."""
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
@@ -339,7 +349,8 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
                     bar.update(len(b))
     if bar is not None:
         bar.close()
-    ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0)
+    ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0,
+                    agent_names=(_agent_name(candidate, cfg), _agent_name(opponent, cfg)))
     ev.metrics = summarize(results, cfg)
     return ev
 
@@ -453,7 +464,7 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     Returns ``{"preset", "split", "mixed", "seed", "rows": [...]}``; each row has ``agent``,
     ``opponent``, ``boards``, ``mean_board_score``, ``ci95``, ``board_win_rate``,
     ``win_rate_ci95``, ``match_win_rate`` (and ``match_win_rate_ci95``, ``matches``, ``sd``,
-    ``diagnostics``, ``sec_per_decision``, ``seconds``).
+    ``diagnostics``, ``sec_per_decision`` = ``{"agent", "opponent"}`` seconds per ``act``, ``seconds``).
 
     Raises:
         ValueError: more boards asked for than the suite holds.
@@ -466,8 +477,10 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     for opp in opponents:
         ev = evaluate(candidate, opp, cfg, deals[:boards], seed=seed, mixed=mixed, workers=workers,
                       progress=progress)
+        per = ev.timing.per_decision()
         row = {"agent": ev.candidate, "opponent": ev.opponent, **ev.metrics,
-               "sec_per_decision": ev.timing.per_decision(), "seconds": ev.seconds}
+               "sec_per_decision": {"agent": per.get(ev.agent_names[0]), "opponent": per.get(ev.agent_names[1])},
+               "seconds": ev.seconds}
         rows.append(row)
         if on_row is not None:
             on_row(row)

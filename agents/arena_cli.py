@@ -43,7 +43,7 @@ def format_table(report: dict) -> str:
             r["agent"], r["opponent"], str(r["boards"]), _fmt(r.get("mean_board_score")),
             f"[{_fmt(lo)}, {_fmt(hi)}]", _fmt(r.get("board_win_rate"), 3), f"[{_fmt(wlo, 3)}, {_fmt(whi, 3)}]",
             _fmt(r.get("match_win_rate"), 3) + f" ({r.get('matches', 0)})", f"[{_fmt(mlo, 3)}, {_fmt(mhi, 3)}]",
-            f"{spd.get(r['agent'], float('nan')):.2e}", f"{spd.get(r['opponent'], float('nan')):.2e}",
+            _sec(spd.get("agent")), _sec(spd.get("opponent")),
         ))
     widths = [max(len(h), *(len(row[i]) for row in rows)) if rows else len(h) for i, h in enumerate(head)]
     lines = [f"preset {report['preset']}, split {report['split']}{', mixed partnerships' if report['mixed'] else ''}"
@@ -66,6 +66,10 @@ def format_table(report: dict) -> str:
                 f"kaputs {x['kaputs']} ({x['kaputs_made']} made), mean level {_lvl(x['mean_level'])}")
         lines.append(f"  redeals {d['redeals']}, void boards {d['void_boards']}, {r.get('seconds', 0):.1f} s")
     return "\n".join(lines)
+
+
+def _sec(x: float | None) -> str:
+    return "-" if x is None else f"{x:.2e}"
 
 
 def _rate(x: float | None) -> str:

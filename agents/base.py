@@ -74,6 +74,9 @@ class CallableAgent(BaseAgent):
 class AgentPolicy:
     """``policy(view) -> action id``: an agent bound to its own generator (see :func:`as_policy`)."""
 
+    policy_input = "view"
+    """Tells the env's single-agent wrapper (blot_env.gym_env) to pass a SeatView."""
+
     def __init__(self, agent: Agent, rng: np.random.Generator):
         self.agent = agent
         self.rng = rng

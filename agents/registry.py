@@ -3,6 +3,8 @@
 Names (spec/evaluation.md "The baseline ladder"):
 
 * ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
+* ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and
+  ``pimc-insane`` (L4), agents/search/;
 * ``ppo``: the shipped pretrained policy; ``ppo:NAME``: another named policy;
 * a path to a checkpoint file (``*.pt``): a trained PPO policy.
 
@@ -30,7 +32,7 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 }
 #: aliases of the app's difficulty names (seed 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
-KNOWN = (*BUILTIN, "ppo", "ppo:NAME", "PATH.pt")
+KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "PATH.pt")
 
 
 class UnknownAgentError(ValueError):
@@ -66,6 +68,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
         agent = BUILTIN[key]()
         agent.name = key
         return agent
+    if key.startswith("pimc-"):
+        return _make_pimc(key)
     cfg = make_rules(preset) if isinstance(preset, str) else preset
     if key == "ppo" or key.startswith("ppo:"):
         return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
@@ -75,6 +79,26 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
             raise UnknownAgentError(f"checkpoint {key!r} not found")
         return _load_ppo(str(p), cfg, name)
     raise UnknownAgentError(f"unknown agent {name!r}; known: {', '.join(KNOWN)}")
+
+
+def _make_pimc(key: str) -> Agent:
+    """``pimc-K`` (L3, K worlds), ``pimc-K:SECONDS`` (with a per-decision time budget),
+    ``pimc-insane`` (L4: K=256, worlds weighted by the bidding model); agents/search/pimc.py."""
+    from .search.pimc import PIMCAgent
+
+    spec = key[5:]
+    budget = None
+    if ":" in spec:
+        spec, _, sec = spec.partition(":")
+        try:
+            budget = float(sec)
+        except ValueError:
+            raise UnknownAgentError(f"bad time budget in {key!r}; expected pimc-K:SECONDS") from None
+    if spec == "insane":
+        return PIMCAgent(k=256, time_budget=budget, weighted=True, name=key)
+    if not spec.isdigit() or int(spec) < 1:
+        raise UnknownAgentError(f"unknown agent {key!r}; expected pimc-K (K >= 1), pimc-K:SECONDS or pimc-insane")
+    return PIMCAgent(k=int(spec), time_budget=budget, name=key)
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:

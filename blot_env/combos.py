@@ -136,7 +136,6 @@ def _best_disjoint(cands: tuple[Combo, ...], used: int, i: int) -> tuple[int, tu
     return best_v, best
 
 
-@lru_cache(maxsize=200_000)
 @lru_cache(maxsize=100_000)
 def best_set(hand: int, strain: int, long_run: str = "split", carre_table: str = "armenian",
              max_cls: int = CLS_CARRE, include: Combo | None = None) -> tuple[Combo, ...]:

@@ -56,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--out", default=None, help="output directory (default runs/rllib_<preset>)")
     ap.add_argument("--set", nargs="*", default=[], metavar="KEY=VALUE", help="config overrides, e.g. ppo.lr=1e-4")
     ap.add_argument("--no-plot", action="store_true", help="do not write learning_curve.png")
+    ap.add_argument("--replot", metavar="DIR", help="only redraw DIR/learning_curve.png from DIR/metrics.csv and "
+                    "DIR/config.yaml (no training)")
     return ap
 
 
@@ -145,7 +147,13 @@ def plot_curve(rows: list[dict], path: Path, cfg: RLlibRunConfig, title: str) ->
     a1.set_xlabel("deals played (all env runners)")
     a1.set_ylabel(f"mean episode return (score diff x {cfg.env.reward_scale})")
     a1.set_title("training (RLlib PPO, main module)")
-    a1.legend(fontsize=8)
+    po = a1.twinx()
+    po.plot(x, [r["passed_out"] for r in rows], color="grey", ls=":", label="passed-out share (right axis)")
+    po.set_ylim(0, 1)
+    po.set_ylabel("share of passed-out deals")
+    h1, l1 = a1.get_legend_handles_labels()
+    h2, l2 = po.get_legend_handles_labels()
+    a1.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper left")
     for opp in cfg.eval.opponents:
         pts = [(r["deals"], r[f"eval_{opp}_mean"], r[f"eval_{opp}_lo"], r[f"eval_{opp}_hi"]) for r in rows
                if not math.isnan(r.get(f"eval_{opp}_mean", math.nan))]
@@ -165,9 +173,28 @@ def plot_curve(rows: list[dict], path: Path, cfg: RLlibRunConfig, title: str) ->
     plt.close(fig)
 
 
+def curve_title(cfg: RLlibRunConfig) -> str:
+    mode = "league self-play" if cfg.league.mode == "league" else "one module per team"
+    return (f"{cfg.env.preset}: RLlib PPO, {mode}, {cfg.runners.num_env_runners} env runners, "
+            f"{cfg.ppo.train_batch_size} agent steps per iteration")
+
+
+def replot(run_dir: Path) -> Path:
+    """Redraw ``run_dir/learning_curve.png`` from its ``metrics.csv`` and ``config.yaml``."""
+    cfg = load_rllib_config(run_dir / "config.yaml")
+    with open(run_dir / "metrics.csv", newline="", encoding="utf-8") as f:
+        rows = [{k: float(v) if v not in ("", None) else math.nan for k, v in r.items()} for r in csv.DictReader(f)]
+    path = run_dir / "learning_curve.png"
+    plot_curve(rows, path, cfg, curve_title(cfg))
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.replot:
+        print(replot(Path(args.replot)))
+        return 0
     cfg = load_rllib_config(args.config, args.set)
     over: dict[str, Any] = {}
     if args.num_env_runners is not None:
@@ -215,8 +242,7 @@ def main(argv: list[str] | None = None) -> int:
     export_policy(algo.get_module(learner), cfg, out / "policy.pt",
                   {"iterations": cfg.iterations, "env_steps": rows[-1]["env_steps"], "deals": rows[-1]["deals"]})
     if not args.no_plot:
-        plot_curve(rows, out / "learning_curve.png", cfg,
-                   f"{cfg.env.preset}: RLlib PPO, league self-play, {cfg.runners.num_env_runners} env runners")
+        plot_curve(rows, out / "learning_curve.png", cfg, curve_title(cfg))
     algo.stop()
     last = rows[-1]
     summary = {"out": str(out), "iterations": cfg.iterations, "wall_s": round(time.perf_counter() - t0, 1),

@@ -56,7 +56,7 @@ def test_agents_only_return_legal_actions(preset):
         assert blocks["ANNOUNCE"] > 0 and blocks["SHOW"] > 0
 
 
-def test_default_medium_agent_legal_and_fast_enough():
+def test_default_medium_agent_plays_whole_deals_legally():
     cfg = make_rules("bazar")
     agent = MediumAgent()
     rng = np.random.default_rng(3)
@@ -330,3 +330,20 @@ def test_policy_adapter_and_callable_agent():
     assert check_action(view, view.legal[0]) == view.legal[0]
     with pytest.raises(ValueError, match="not legal"):
         check_action(view, layout_for(cfg).play_id(0))
+
+
+def test_policy_adapter_plays_in_the_single_agent_env():
+    """as_policy(agent, rng) is a Callable[[SeatView], int] the gym wrapper accepts as opponent."""
+    gym_env = pytest.importorskip("blot_env.gym_env")
+    import gymnasium
+
+    e = gymnasium.make(gym_env.gym_id("bazar"), opponents=as_policy(MediumAgent(samples=3), 0))
+    e.reset(seed=1)
+    done, steps = False, 0
+    while not done and steps < 200:
+        mask = e.unwrapped.action_masks()
+        a = int(np.flatnonzero(mask)[0])
+        _, _, term, trunc, _ = e.step(a)
+        done = term or trunc
+        steps += 1
+    assert done

@@ -189,6 +189,7 @@ def test_cli_json_shape(capsys, tmp_path):
                   "match_win_rate"):
             assert k in r
         assert r["boards"] == 20 and len(r["ci95"]) == 2 and len(r["win_rate_ci95"]) == 2
+        assert r["sec_per_decision"]["agent"] > 0 and r["sec_per_decision"]["opponent"] > 0
     assert out["rows"][1]["mean_board_score"] == 0.0
     assert png.stat().st_size > 1000
 

@@ -14,6 +14,7 @@ from variant_cases import TESTS, finished, score
 
 from blot_env.actions import UnknownActionError, layout_for
 from blot_env.cards import NT, card_points, card_str, mask_of, mask_str, parse_cards, round_tens
+from blot_env.declarations import counted_sets
 from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions, new_deal
 from blot_env.errors import ConfigError, IllegalActionError
 from blot_env.record import load_records, make_record, replay_record
@@ -355,6 +356,8 @@ def _resample_for(state, me: int, rng):
     seen |= 1 << state.stock[0]
     for _, c in state.plays:
         seen |= 1 << c
+    for cs in _auto_shown(state):
+        seen |= sum(cb.mask for cb in cs)
     if state.decl is not None:  # shown combinations are public (rules.md 2.4.2)
         for s in range(2):
             if state.decl.decided[s] == 1:
@@ -373,7 +376,15 @@ def _resample_for(state, me: int, rng):
     if alt.decl is not None and (alt.decl.events != state.decl.events or any(
             alt.decl.decided[s] == 1 and alt.decl.show_set[s] != state.decl.show_set[s] for s in range(2))):
         return None  # stated heights and shown sets are public: this deal contradicts them
+    if _auto_shown(alt) != _auto_shown(state):
+        return None  # automatic declarations shown after trick 1 are public (rules.md 2.8)
     return alt
+
+
+def _auto_shown(state) -> tuple:
+    if state.decl is None or state.cfg.declarations != "auto" or state.trick_no < 1:
+        return ()
+    return tuple(cs for cs in counted_sets(state))
 
 
 # --- conformance and golden records --------------------------------------------------------

@@ -27,8 +27,8 @@ Arrays (all int64 unless noted):
 * ``PTS[32]`` card points, ``TSTR[32]`` trick strength as a trump (0 if not a trump),
   ``PSTR[32]`` strength in its own suit when led, ``DESC[2, 8]`` ranks by strength
   (row 0 plain order, row 1 trump order), ``ABOVE[8]`` trump-rank masks above an order;
-* ``MV[plies, 16]`` move buffers; TT arrays ``TK`` (key), ``TLO``/``THI`` (bounds),
-  ``TBM`` (best card, -1 none).
+* ``MV``/``SC[plies, 16]`` move and ordering-score buffers, ``SV[plies, 10]`` undo records;
+  ``TT[size, 2]`` the transposition table (see ``solver._TT``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,13 @@ import numpy as np
 from numba import njit
 
 INF = 1 << 20
+#: above every outcome code (3 * 162 + 2); "no upper bound" in the table
+VMAX = 1023
 SUIT = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.int64)
+#: index of a single set bit b (0..31) from b % 37 (37 is prime and 2^k mod 37 are distinct)
+BITPOS = np.zeros(37, dtype=np.int64)
+for _i in range(32):
+    BITPOS[(1 << _i) % 37] = _i
 
 
 @njit(cache=True, inline="always")
@@ -238,6 +244,7 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
     seat = (leader + tlen) % n
     H[seat] ^= 1 << c
     CV[seat] &= ~UNDER[c]
+    ST[8] -= PTS[c]
     TR[tlen] = c
     SV[ply, 0] = leader
     SV[ply, 1] = tlen
@@ -259,6 +266,8 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
         return False, gain + _final_code(nflags)
     if P[5] >= 0 and (nflags >> P[5]) & 1 == 1 and tno >= 1:
         return False, gain + 1  # early kaput stop (rules.md 2.3)
+    for j in range(n):
+        SV[ply, 5 + j] = TR[j]  # the next trick overwrites TR
     ST[0] = wseat
     ST[1] = 0
     ST[2] = tno + 1
@@ -267,10 +276,14 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
 
 
 @njit(cache=True)
-def _undo(H, CV, UNDER, ST, c, SV, ply):
+def _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply):
     seat = SV[ply, 4]
     H[seat] ^= 1 << c
+    ST[8] += PTS[c]
     CV[seat] |= UNDER[c]
+    if ST[2] != SV[ply, 2]:
+        for j in range(4):
+            TR[j] = SV[ply, 5 + j]
     ST[0] = SV[ply, 0]
     ST[1] = SV[ply, 1]
     ST[2] = SV[ply, 2]
@@ -279,6 +292,9 @@ def _undo(H, CV, UNDER, ST, c, SV, ply):
 
 @njit(cache=True)
 def _key(H, TR, ST, n):
+    """Exact position key (53 bits): cards still held, trick length, leader, won flags, trick cards.
+
+    Card ownership is fixed within one solve, so the held cards give every hand."""
     rem = 0
     for s in range(n):
         rem |= H[s]
@@ -290,103 +306,262 @@ def _key(H, TR, ST, n):
 
 
 @njit(cache=True)
-def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI, TBM, ply, alpha, beta):
-    """Fail-soft alpha-beta; returns V of the position (see the module docstring)."""
-    ST[4] += 1
+def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
+    """V of a position in the last trick: every remaining card is forced."""
     n = P[0]
-    tlen = ST[1]
     leader = ST[0]
-    gen = ST[5]
-    key = _key(H, TR, ST, n)
-    idx = _tt_index(key, P[6])
-    first = -1
-    if TK[idx] == key and TG[idx] == gen:
-        lo = np.int64(TLO[idx])
-        hi = np.int64(THI[idx])
-        if lo >= beta:
-            return lo
-        if hi <= alpha:
-            return hi
-        if lo == hi:
-            return lo
-        if lo > alpha:
-            alpha = lo
-        if hi < beta:
-            beta = hi
-        first = TBM[idx]
-    a0 = alpha
-    b0 = beta
-    cnt = _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, ply, first)
-    seat = (leader + tlen) % n
-    maxing = seat % 2 == 0
-    best = -INF if maxing else INF
-    best_card = -1
-    for i in range(cnt):
-        c = MV[ply, i]
-        go_on, gain = _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply)
-        if go_on:
-            v = gain + search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI,
-                              TBM, ply + 1, alpha - gain, beta - gain)
-        else:
-            v = gain
-        _undo(H, CV, UNDER, ST, c, SV, ply)
-        if maxing:
-            if v > best:
-                best = v
-                best_card = c
-                if v > alpha:
-                    alpha = v
-        else:
-            if v < best:
-                best = v
-                best_card = c
-                if v < beta:
-                    beta = v
-        if alpha >= beta:
-            break
-    if TK[idx] != key or TG[idx] != gen:
-        TK[idx] = key
-        TG[idx] = gen
-        TLO[idx] = -30000
-        THI[idx] = 30000
-    if best <= a0:
-        if best < THI[idx]:
-            THI[idx] = best
-    elif best >= b0:
-        if best > TLO[idx]:
-            TLO[idx] = best
-    else:
-        TLO[idx] = best
-        THI[idx] = best
-    TBM[idx] = best_card
-    return best
+    tlen = ST[1]
+    for k in range(tlen, n):
+        seat = (leader + k) % n
+        TR[k] = BITPOS[H[seat] % 37]
+    wseat, pts = _trick_result(TR, leader, P, PTS, TSTR, PSTR)
+    pts += 10
+    wteam = wseat % 2
+    return (3 * pts if wteam == 0 else 0) + _final_code(ST[3] | (1 << wteam))
 
 
 @njit(cache=True)
-def child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI, TBM, c,
+def _bounds(H, ST, P, PTS):
+    """Cheap bounds ``(lo, hi)`` on V at a trick boundary.
+
+    A trump that outranks every trump of the other side wins the trick it is played to, so
+    its points are sure for its side (not used for the side to score after an early kaput
+    stop, which may never come to play it).
+    """
+    n = P[0]
+    trump = P[1]
+    rem = 0
+    t0 = 0
+    t1 = 0
+    for s in range(n):
+        rem |= H[s]
+        if s % 2 == 0:
+            t0 |= H[s]
+        else:
+            t1 |= H[s]
+    total = ST[8] + 10
+    sure0 = 0
+    sure1 = 0
+    n0 = 0
+    n1 = 0
+    if trump != 4:
+        base = 8 * trump
+        tr0 = (t0 >> base) & 0xFF
+        tr1 = (t1 >> base) & 0xFF
+        # trump ranks in decreasing strength: J 9 A T K Q 8 7
+        order = (4, 2, 7, 3, 6, 5, 1, 0)
+        # a side's sure trumps: above every trump of the other side
+        seen1 = False
+        seen0 = False
+        for k in range(8):
+            rk = order[k]
+            if (tr1 >> rk) & 1:
+                seen1 = True
+            if (tr0 >> rk) & 1:
+                seen0 = True
+                if not seen1:
+                    sure0 += PTS[base + rk]
+                    n0 += 1
+            if (tr1 >> rk) & 1 and not seen0:
+                sure1 += PTS[base + rk]
+                n1 += 1
+    flags = ST[3]
+    hi = 3 * (total - sure1) + (2 if (flags & 2 == 0 and n1 == 0) else 1)
+    if P[5] >= 0:
+        lo = 0
+    else:
+        lo = 3 * sure0 + (0 if (flags & 1 == 0 and n0 == 0) else 1)
+    return lo, hi
+
+
+@njit(cache=True)
+def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, ply0, alpha0,
+           beta0):
+    """Fail-soft alpha-beta with a transposition table; returns V of the position.
+
+    Iterative (an explicit stack of frames, one per ply) rather than recursive: numba's
+    on-disk cache of recursive functions is not reliable, and compiling on every start
+    would cost seconds.
+    """
+    n = P[0]
+    gen = ST[5]
+    # per-ply frame: alpha, beta, a0, b0, best, best card, move index, move count, gain, key, tt index
+    FA = np.empty(48, dtype=np.int64)
+    FB = np.empty(48, dtype=np.int64)
+    FA0 = np.empty(48, dtype=np.int64)
+    FB0 = np.empty(48, dtype=np.int64)
+    FBEST = np.empty(48, dtype=np.int64)
+    FBC = np.empty(48, dtype=np.int64)
+    FI = np.empty(48, dtype=np.int64)
+    FN = np.empty(48, dtype=np.int64)
+    FG = np.empty(48, dtype=np.int64)
+    FK = np.empty(48, dtype=np.int64)
+    FX = np.empty(48, dtype=np.int64)
+    ply = ply0
+    alpha = alpha0
+    beta = beta0
+    entering = True
+    ret = 0
+    while True:
+        if entering:
+            # ---- enter the node at `ply` with window (alpha, beta)
+            ST[4] += 1
+            ST[16 + ST[2]] += 1
+            hit = False
+            key = 0
+            idx = 0
+            first = -1
+            if ST[2] == P[4] - 1:
+                ret = _last_trick(H, TR, ST, P, PTS, TSTR, PSTR)
+                hit = True
+            elif ST[1] == 0:
+                lo, hi = _bounds(H, ST, P, PTS)
+                if lo >= beta:
+                    ret = lo
+                    hit = True
+                elif hi <= alpha:
+                    ret = hi
+                    hit = True
+            use_tt = ST[2] < P[4] - 1 and ST[1] != n - 1
+            if not hit and use_tt:
+                key = _key(H, TR, ST, n) | gen
+                idx = _tt_index(key, P[6])
+                if TT[idx, 0] == key:
+                    e = TT[idx, 1]
+                    lo = e & 0xFFFF
+                    hi = (e >> 16) & 0xFFFF
+                    if lo >= beta:
+                        ret = lo
+                        hit = True
+                    elif hi <= alpha:
+                        ret = hi
+                        hit = True
+                    elif lo == hi:
+                        ret = lo
+                        hit = True
+                    else:
+                        if lo > alpha:
+                            alpha = lo
+                        if hi < beta:
+                            beta = hi
+                        first = (e >> 32) - 1
+            if not hit:
+                FA[ply] = alpha
+                FB[ply] = beta
+                FA0[ply] = alpha
+                FB0[ply] = beta
+                FK[ply] = key
+                FX[ply] = idx if use_tt else -1
+                FN[ply] = _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, ply, first)
+                FI[ply] = 0
+                seat = (ST[0] + ST[1]) % n
+                FBEST[ply] = -INF if seat % 2 == 0 else INF
+                FBC[ply] = -1
+                entering = False
+                have_v = False
+            else:
+                # return `ret` to the parent
+                if ply == ply0:
+                    return ret
+                ply -= 1
+                c = MV[ply, FI[ply]]
+                v = FG[ply] + ret
+                _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply)
+                have_v = True
+        else:
+            have_v = False
+        # ---- at node `ply`: fold in a child value, then pick the next move or finish
+        while True:
+            if have_v:
+                seat = SV[ply, 4]
+                if seat % 2 == 0:
+                    if v > FBEST[ply]:
+                        FBEST[ply] = v
+                        FBC[ply] = MV[ply, FI[ply]]
+                        if v > FA[ply]:
+                            FA[ply] = v
+                else:
+                    if v < FBEST[ply]:
+                        FBEST[ply] = v
+                        FBC[ply] = MV[ply, FI[ply]]
+                        if v < FB[ply]:
+                            FB[ply] = v
+                FI[ply] += 1
+                have_v = False
+            if FI[ply] < FN[ply] and FA[ply] < FB[ply]:
+                c = MV[ply, FI[ply]]
+                go_on, gain = _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply)
+                if go_on:
+                    FG[ply] = gain
+                    alpha = FA[ply] - gain
+                    beta = FB[ply] - gain
+                    ply += 1
+                    entering = True
+                    break
+                v = gain
+                _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply)
+                have_v = True
+                continue
+            # ---- node finished: store and return FBEST[ply]
+            best = FBEST[ply]
+            if FA[ply] >= FB[ply]:
+                ST[6] += 1
+                ST[7] += FI[ply]
+            idx = FX[ply]
+            key = FK[ply]
+            if idx >= 0:
+                if TT[idx, 0] == key:
+                    e = TT[idx, 1]
+                    lo = e & 0xFFFF
+                    hi = (e >> 16) & 0xFFFF
+                else:
+                    TT[idx, 0] = key
+                    lo = 0
+                    hi = VMAX
+                if best <= FA0[ply]:
+                    if best < hi:
+                        hi = best
+                elif best >= FB0[ply]:
+                    if best > lo:
+                        lo = best
+                else:
+                    lo = best
+                    hi = best
+                TT[idx, 1] = lo | (hi << 16) | ((FBC[ply] + 1) << 32)
+            if ply == ply0:
+                return best
+            ply -= 1
+            c = MV[ply, FI[ply]]
+            v = FG[ply] + best
+            _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply)
+            have_v = True
+
+
+@njit(cache=True)
+def child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, c,
                 alpha, beta):
     """V after the seat to play plays ``c``, searched with the window ``alpha, beta``."""
     go_on, gain = _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, 0)
     if go_on:
-        v = gain + search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI, TBM,
+        v = gain + search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
                           1, alpha - gain, beta - gain)
     else:
         v = gain
-    _undo(H, CV, UNDER, ST, c, SV, 0)
+    _undo(H, CV, UNDER, TR, ST, PTS, c, SV, 0)
     return v
 
 
 @njit(cache=True)
-def root_values(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI, TBM, cards,
+def root_values(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, cards,
                 out):
     """Exact V after each card of ``cards`` (legal at the root): ``out[i]`` (full windows)."""
     for i in range(cards.shape[0]):
-        out[i] = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI,
-                             TBM, cards[i], -INF, INF)
+        out[i] = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
+                             cards[i], -INF, INF)
 
 
 @njit(cache=True)
-def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI, TBM, cards,
+def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, cards,
                 steps, out):
     """For each root card, how many of the sorted thresholds ``steps`` its V reaches.
 
@@ -402,16 +577,16 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         hi = L
         if 0 <= guess < L:
             t = steps[guess]
-            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI,
-                            TBM, c, t - 1, t)
+            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
+                            c, t - 1, t)
             if v >= t:
                 lo = guess + 1
             else:
                 hi = guess
         if lo < hi and guess > 0 and hi == guess:
             t = steps[guess - 1]
-            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI,
-                            TBM, c, t - 1, t)
+            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
+                            c, t - 1, t)
             if v >= t:
                 lo = guess
             else:
@@ -419,8 +594,8 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         while lo < hi:
             mid = (lo + hi + 1) // 2
             t = steps[mid - 1]
-            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TK, TG, TLO, THI,
-                            TBM, c, t - 1, t)
+            v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
+                            c, t - 1, t)
             if v >= t:
                 lo = mid
             else:

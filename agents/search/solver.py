@@ -35,7 +35,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from blot_env.actions import CLS_CARRE, layout_for
+from blot_env.actions import layout_for
 from blot_env.cards import LAST_TRICK_BONUS, NT, PLAIN_ORDER, TRUMP_ORDER, card_points, cards_of, round_tens
 from blot_env.declarations import announce_classes, blots, counted_sets, set_value
 from blot_env.engine import apply_action, current_seat, legal_actions, legal_cards_mask
@@ -45,7 +45,7 @@ from blot_env.state import Contract, Phase, State, Step
 
 from . import _kernel as K
 
-TT_BITS = 20
+TT_BITS = 18
 #: outcome codes X run over 0 .. 3 * 162 + 2
 X_SIZE = 3 * 162 + 3
 
@@ -240,11 +240,20 @@ def leaf_scores(cfg: RulesConfig, c: Contract, info: ComboInfo, p0: int, code: i
 
 @lru_cache(maxsize=4096)
 def leaf_table(cfg: RulesConfig, c: Contract, info: ComboInfo) -> np.ndarray:
-    """``int64[X_SIZE]``: team 0's score minus team 1's for each final outcome code ``X``."""
+    """``int64[X_SIZE]``: team 0's score minus team 1's for each final outcome code ``X``.
+
+    Codes that cannot occur (a capot with points left to the other side) get the value of
+    the same points without the capot, so that the table stays non-decreasing.
+    """
     out = np.zeros(X_SIZE, dtype=np.int64)
     for x in range(X_SIZE):
         p0, code = divmod(x, 3)
-        p0 = min(p0, info.total)
+        if p0 > info.total:
+            p0, code = info.total, 2
+        elif code == 2 and p0 != info.total:
+            code = 1
+        if code == 0 and p0 != 0:
+            code = 1
         s0, s1 = leaf_scores(cfg, c, info, p0, code)
         out[x] = s0 - s1
     out.setflags(write=False)
@@ -270,27 +279,27 @@ def _tables(strain: int) -> tuple[np.ndarray, ...]:
 
 
 class _TT:
-    """The transposition table, shared by the solves of one process (a new generation each)."""
+    """The transposition table, shared by the solves of one process (a new generation each).
+
+    ``table[i] = (key | generation << 53, lo | hi << 16 | (best card + 1) << 32)``: one
+    16-byte entry per slot, so a probe touches one cache line.
+    """
 
     def __init__(self, bits: int = TT_BITS):
-        size = 1 << bits
         self.bits = bits
-        self.key = np.full(size, -1, dtype=np.int64)
-        self.genarr = np.zeros(size, dtype=np.int32)
-        self.lo = np.zeros(size, dtype=np.int16)
-        self.hi = np.zeros(size, dtype=np.int16)
-        self.best = np.full(size, -1, dtype=np.int8)
+        self.table = np.full((1 << bits, 2), -1, dtype=np.int64)
         self.gen = 0
         self.moves = np.zeros((40, 16), dtype=np.int64)
         self.scores = np.zeros((40, 16), dtype=np.int64)
-        self.saved = np.zeros((40, 8), dtype=np.int64)
+        self.saved = np.zeros((40, 10), dtype=np.int64)
 
     def next_gen(self) -> int:
+        """The generation tag of a new solve (bits 53..62 of the key)."""
         self.gen += 1
-        if self.gen >= 1 << 30:
-            self.genarr.fill(0)
+        if self.gen >= 1 << 10:
+            self.table.fill(-1)
             self.gen = 1
-        return self.gen
+        return self.gen << 53
 
 
 _TT_SINGLETON: _TT | None = None
@@ -337,12 +346,14 @@ def _arrays(state: State):
         if state.tricks[s]:
             flags |= 1 << (s % 2)
     tt = _tt()
-    ST = np.zeros(8, dtype=np.int64)
+    pts, tstr, pstr, desc, above = _tables(strain)
+    ST = np.zeros(32, dtype=np.int64)
     ST[0] = state.leader
     ST[1] = len(state.trick)
     ST[2] = state.trick_no
     ST[3] = flags
     ST[5] = tt.next_gen()
+    ST[8] = sum(pts[c] for s in range(n) for c in cards_of(state.hands[s]))
     c = state.contract
     P = np.zeros(8, dtype=np.int64)
     P[0] = n
@@ -352,9 +363,7 @@ def _arrays(state: State):
     P[4] = cfg.num_tricks
     P[5] = (1 - c.seat % 2) if c.is_kaput else -1
     P[6] = tt.bits
-    pts, tstr, pstr, desc, above = _tables(strain)
-    return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.key,
-            tt.genarr, tt.lo, tt.hi, tt.best)
+    return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.table)
 
 
 def card_codes(state: State, cards: list[int] | None = None) -> dict[int, int]:

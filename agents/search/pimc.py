@@ -1,0 +1,247 @@
+"""PIMC agents: ``pimc-K`` (L3 "Hard") and ``pimc-insane`` (L4), spec/evaluation.md.
+
+Perfect-information Monte Carlo: sample worlds consistent with the seat's view
+(:func:`agents.search.sampler.sample_worlds`), solve each with the double-dummy solver on the
+deal-score objective (:mod:`agents.search.solver`), and take the action of best (weighted)
+mean score difference for the seat's side.
+
+* **Cards**: ``K`` worlds; each legal card gets the solver's exact value in each world; the
+  card with the highest mean wins (ties: the lowest card id). ``time_budget`` (seconds per
+  decision) stops solving worlds once spent (at least one world is always solved).
+* **Bazar / belote auction, contra, recontra** (Monte-Carlo bidding): ``bid_worlds``
+  completions of the hand; for each candidate strain (the two best by the L1 estimate plus
+  the standing strain when it is the partner's) and each world, one full-window solve from
+  the first lead gives the double-dummy outcome code; every level, kaput, contra and
+  recontra of that strain is then scored from the same code with the leaf table
+  (combinations counted automatically, rules.md 2.8). A call other than pass must gain
+  ``margin`` table points over passing. Samples and solves are cached per auction state.
+* **2-player trump choices** (take / name) use the L1 rule agent's choice.
+* **Declarations**: the solver's fixed policy (announce the highest class held, plain
+  height, reveal, show), so that the agent plays as its solver assumes.
+* ``pimc-insane`` (L4): ``K = 256`` and each world is weighted by
+  :func:`agents.search.sampler.bidding_weight`, the L2 bidding model's reading of the other
+  seats' bids (worlds are drawn uniformly among the consistent ones, then importance
+  weighted), in the auction as in the play.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import numpy as np
+
+from blot_env.actions import layout_for
+from blot_env.declarations import initial as initial_declarations
+from blot_env.state import Contract, Phase, State
+from blot_env.view import SeatView
+
+from ..base import BaseAgent
+from ..rules_agent import RulesAgent, team_estimate
+from . import solver
+from .sampler import bidding_weight, sample_worlds
+
+KAPUT_VALUE = 25
+
+
+class PIMCAgent(BaseAgent):
+    """L3/L4 search agent (see the module docstring).
+
+    Args:
+        k: worlds per card decision.
+        time_budget: seconds per decision (None: no limit); worlds beyond it are dropped.
+        weighted: weight worlds by the bidding model (L4).
+        bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs one
+            full solve per candidate strain).
+        margin: table points a bid, contra or recontra must gain over passing.
+    """
+
+    def __init__(self, k: int = 64, time_budget: float | None = None, weighted: bool = False,
+                 bid_worlds: int | None = None, margin: float = 1.0, name: str | None = None):
+        if k < 1:
+            raise ValueError(f"k must be at least 1, got {k}")
+        self.k = int(k)
+        self.time_budget = time_budget
+        self.weighted = weighted
+        self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
+        self.margin = margin
+        self.name = name or (f"pimc-{k}" if not weighted else "pimc-insane")
+        self._rules = RulesAgent()
+        self._cache: dict = {}
+
+    def reset(self) -> None:
+        self._cache.clear()
+
+    # ------------------------------------------------------------------ dispatch
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        if len(legal) == 1:
+            return legal[0]
+        lay = layout_for(view.cfg)
+        if view.phase == Phase.AUCTION:
+            if view.cfg.auction in ("bazar", "belote") and view.cfg.num_players == 4:
+                return self._call(view, rng)
+            return self._rules.act(view, rng)
+        blocks = {lay.block_of[a] for a in legal}
+        if blocks == {"PLAY"}:
+            return self._card(view, rng)
+        return self._declare(view)
+
+    def _weight(self):
+        return bidding_weight if self.weighted else None
+
+    # ------------------------------------------------------------------ declarations
+    @staticmethod
+    def _declare(view: SeatView) -> int:
+        lay = layout_for(view.cfg)
+        by = {}
+        for a in view.legal:
+            by.setdefault(lay.block_of[a], []).append(a)
+        if "ANNOUNCE" in by:
+            return max(by["ANNOUNCE"], key=lambda a: lay.params[a][0])
+        for block in ("SHOW", "REVEAL", "HEIGHT"):
+            if block in by:
+                return by[block][0]
+        return view.legal[0]
+
+    # ------------------------------------------------------------------ cards
+    def _card(self, view: SeatView, rng: np.random.Generator) -> int:
+        lay = layout_for(view.cfg)
+        t0 = time.perf_counter()
+        worlds = sample_worlds(view, self.k, rng, weight=self._weight())
+        sign = 1 if view.seat % 2 == 0 else -1
+        tot: dict[int, float] = {}
+        wsum = 0.0
+        for i, w in enumerate(worlds):
+            if i and self.time_budget is not None and time.perf_counter() - t0 > self.time_budget:
+                break
+            vals = solver.card_values_team0(w.state)
+            for c, v in vals.items():
+                tot[c] = tot.get(c, 0.0) + w.weight * sign * v
+            wsum += w.weight
+        if not tot:  # no world could be drawn: fall back on the rule agent
+            return self._rules.act(view, rng)
+        best = max(sorted(tot), key=lambda c: tot[c])
+        return lay.play_id(best)
+
+    # ------------------------------------------------------------------ auction
+    def _call(self, view: SeatView, rng: np.random.Generator) -> int:
+        cfg = view.cfg
+        lay = layout_for(cfg)
+        me = view.seat
+        my_sign = 1 if me % 2 == 0 else -1
+        by: dict[str, list[int]] = {}
+        for a in view.legal:
+            by.setdefault(lay.block_of[a], []).append(a)
+        others = tuple((s, a) for s, a in view.calls if s != me)
+        key = (cfg, me, view.dealer, view.hand, others)
+        if len(self._cache) > 32:
+            self._cache.clear()
+        entry = self._cache.get(key)
+        if entry is None:
+            worlds = sample_worlds(view, self.bid_worlds, rng, weight=self._weight())
+            entry = {"worlds": worlds, "codes": {}}
+            self._cache[key] = entry
+        worlds = entry["worlds"]
+        if not worlds:
+            return self._rules.act(view, rng)
+
+        def codes(strain: int) -> list[int]:
+            got = entry["codes"].get(strain)
+            if got is None:
+                got = [solver.position_code(_first_lead(cfg, view.dealer, w.hands, strain)) for w in worlds]
+                entry["codes"][strain] = got
+            return got
+
+        wts = np.array([w.weight for w in worlds], dtype=float)
+        wts = wts / wts.sum() if wts.sum() > 0 else np.full(len(worlds), 1.0 / len(worlds))
+
+        def ev(seat: int, strain: int, value: int, kind: str, plus: int, double: int) -> float:
+            c = Contract(seat=seat, strain=strain, value=value, kind=kind, plus=plus, double=double, call=-1)
+            tot = 0.0
+            for w, x, p in zip(worlds, codes(strain), wts):
+                st = _first_lead(cfg, view.dealer, w.hands, strain)
+                table = solver.leaf_table(st.cfg, c, solver.combo_info(replace(st, contract=c)))
+                tot += p * my_sign * float(table[x])
+            return tot
+
+        high = _standing(view)
+        pass_id = by["PASS"][0]
+        pass_ev = ev(*high, view.double) if high else 0.0
+        best, best_ev = pass_id, pass_ev + self.margin
+        if view.double:
+            if "RECONTRA" in by and high:
+                e = ev(*high, 2)
+                if e > best_ev:
+                    best = by["RECONTRA"][0]
+            return best
+        if "CONTRA" in by and high:
+            e = ev(*high, 1)
+            if e > best_ev:
+                best, best_ev = by["CONTRA"][0], e
+        strains = self._strains(view, high)
+        for s in strains:
+            fails = 0
+            for a in sorted((a for a in by.get("BID", []) if lay.params[a][1] == s), key=lambda a: lay.params[a][0]):
+                v = lay.params[a][0]
+                e = ev(me, s, v, "num", 0, 0)
+                if e > best_ev:
+                    best, best_ev, fails = a, e, 0
+                else:
+                    fails += 1
+                    if fails >= 2:
+                        break
+        for a in by.get("KAPUT", []):
+            s = lay.params[a][0]
+            if s in strains:
+                e = ev(me, s, KAPUT_VALUE, "kaput", 0, 0)
+                if e > best_ev:
+                    best, best_ev = a, e
+        for a in by.get("KAPUT_PLUS", []):
+            plus, s = lay.params[a]
+            if s in strains:
+                e = ev(me, s, KAPUT_VALUE + plus, "kaput_plus", plus, 0)
+                if e > best_ev:
+                    best, best_ev = a, e
+        return best
+
+    @staticmethod
+    def _strains(view: SeatView, high) -> list[int]:
+        lay = layout_for(view.cfg)
+        est = {s: team_estimate(view.hand, s, view.cfg) for s in lay.strains}
+        out = sorted(est, key=lambda s: -est[s])[:2]
+        if high and high[1] not in out and high[0] % 2 == view.seat % 2:
+            out.append(high[1])
+        return out
+
+
+def _standing(view: SeatView):
+    """``(seat, strain, value, kind, plus)`` of the standing bid, or None."""
+    lay = layout_for(view.cfg)
+    for seat, a in reversed(view.calls):
+        block = lay.block_of[a]
+        if block == "BID":
+            v, s = lay.params[a]
+            return seat, s, v, "num", 0
+        if block == "KAPUT":
+            return seat, lay.params[a][0], KAPUT_VALUE, "kaput", 0
+        if block == "KAPUT_PLUS":
+            p, s = lay.params[a]
+            return seat, s, KAPUT_VALUE + p, "kaput_plus", p
+    return None
+
+
+def _first_lead(cfg, dealer: int, hands: tuple[int, ...], strain: int) -> State:
+    """The state at the first lead of a 4-player deal with a plain contract in ``strain``,
+    combinations counted automatically (rules.md 2.8); the bidding evaluation's position."""
+    scfg = cfg.replace(declarations="auto") if cfg.declarations != "auto" else cfg
+    n = cfg.num_players
+    c = Contract(seat=(dealer + 1) % n, strain=strain, value=cfg.bid_min, kind="num", plus=0, double=0, call=-1)
+    return State(cfg=scfg, dealer=dealer, start_hands=tuple(hands), stock=(), phase=Phase.PLAY, seat=0, history=(),
+                 hands=tuple(hands), contract=c, play_hands=tuple(hands), leader=(dealer + 1) % n, trick_no=0,
+                 tricks=(0,) * n, points=(0,) * n, decl=initial_declarations(n))
+
+
+__all__ = ["PIMCAgent"]
