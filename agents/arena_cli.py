@@ -130,6 +130,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.boards < 1:
         print("blot-eval: --boards must be positive", file=sys.stderr)
         return 2
+    if args.plot:
+        from pathlib import Path
+
+        plot_dir = Path(args.plot).resolve().parent
+        if not plot_dir.is_dir():
+            print(f"blot-eval: --plot {args.plot}: directory {plot_dir} does not exist", file=sys.stderr)
+            return 2
     from .registry import UnknownAgentError, make_agent
 
     try:

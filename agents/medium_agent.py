@@ -34,7 +34,8 @@ from functools import lru_cache
 import numpy as np
 
 from blot_env.actions import layout_for
-from blot_env.cards import NT, SUIT_MASKS, card_points, cards_of, strength, trick_winner_index
+from blot_env.auction import KAPUT_VALUE
+from blot_env.cards import LAST_TRICK_BONUS, NT, SUIT_MASKS, card_points, cards_of, strength, trick_winner_index
 from blot_env.declarations import initial as initial_declarations
 from blot_env.engine import deck_mask
 from blot_env.play import legal_cards
@@ -55,9 +56,6 @@ from .rules_agent import (
     team_of,
     weakest_winner,
 )
-
-KAPUT_VALUE = 25
-
 
 # ---------------------------------------------------------------------------- knowledge
 
@@ -318,7 +316,7 @@ def playout(cfg: RulesConfig, hands: Sequence[int], strain: int, leader: int, bi
             seats.append(me)
         w = seats[trick_winner_index(trick, strain)]
         tricks[w] += 1
-        points[w] += sum(card_points(c, strain) for c in trick) + (10 if t == ntricks - 1 else 0)
+        points[w] += sum(card_points(c, strain) for c in trick) + (LAST_TRICK_BONUS if t == ntricks - 1 else 0)
         leader = w
     return tuple(tricks), tuple(points)
 
@@ -340,10 +338,6 @@ def sampled_score(cfg: RulesConfig, dealer: int, hands: Sequence[int], contract:
                history=(), hands=(0,) * n, contract=contract, play_hands=tuple(hands), tricks=tuple(tricks),
                points=tuple(points), decl=initial_declarations(n), trick_no=cfg.num_tricks)
     return score_deal(st).score
-
-
-def _kaput_value(kind: str, plus: int) -> int:
-    return KAPUT_VALUE + (plus if kind == "kaput_plus" else 0)
 
 
 class MediumAgent(RulesAgent):

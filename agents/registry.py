@@ -74,10 +74,13 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     if key == "ppo" or key.startswith("ppo:"):
         return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
     p = Path(key)
-    if p.suffix == ".pt" or p.exists():
-        if not p.exists():
+    if p.suffix == ".pt":
+        if not p.is_file():
             raise UnknownAgentError(f"checkpoint {key!r} not found")
         return _load_ppo(str(p), cfg, name)
+    if p.exists():
+        raise UnknownAgentError(f"agent {name!r} is a file but not a checkpoint (checkpoints end in .pt); "
+                                f"known: {', '.join(KNOWN)}")
     raise UnknownAgentError(f"unknown agent {name!r}; known: {', '.join(KNOWN)}")
 
 

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from blot_env.actions import CLS_CARRE, CLS_TERZ, layout_for
+from blot_env.auction import KAPUT_VALUE
 from blot_env.cards import (
     NT,
     PLAIN_ORDER,
@@ -297,10 +298,10 @@ def standing_bid(view: SeatView) -> tuple[int, int, int]:
             v, s = lay.params[a]
             return seat, s, v
         if block == "KAPUT":
-            return seat, lay.params[a][0], 25
+            return seat, lay.params[a][0], KAPUT_VALUE
         if block == "KAPUT_PLUS":
             n, s = lay.params[a]
-            return seat, s, 25 + n
+            return seat, s, KAPUT_VALUE + n
     return -1, -1, 0
 
 

@@ -198,14 +198,14 @@ def _set_key(state: State, seat: int, top: Combo) -> tuple:
         # open (5.7.6): ties go to trump, then to the first to announce
         pos = state.decl.announce_order.index(seat)
         return top.key + (-pos,)
-    if state.cfg.scoring == "belote":
+    if state.cfg.declaration_tie == "nobody":
         return top.key  # classic: a complete tie scores nobody (RES-36)
     return seniority(top, state.trick1_pos(seat))
 
 
 def best_key_is_tied(state: State, sets, best_seat: int, best_key: tuple) -> bool:
-    if state.cfg.scoring != "belote":
-        return False
+    if state.cfg.declaration_tie != "nobody":
+        return False  # "trick1_order": seniority by trick-1 position never ties (RES-36 A)
     return any(s % 2 != best_seat % 2 and sets[s] and _set_key(state, s, sets[s][0]) == best_key
                for s in range(state.n))
 

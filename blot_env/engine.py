@@ -7,6 +7,7 @@ Every function is pure: it returns a new :class:`State` and never mutates one.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -172,7 +173,7 @@ def apply_action(state: State, action: int) -> State:
             names the action, the seat, the rule and the legal alternatives.
     """
     lay = layout_for(state.cfg)
-    action = int(action)
+    action = check_action_id(action, current_seat(state))
     if state.phase == Phase.DONE:
         raise IllegalActionError(_safe_describe(lay, action), -1, "the deal is over")
     legal = legal_actions(state)
@@ -184,6 +185,20 @@ def apply_action(state: State, action: int) -> State:
         raise IllegalActionError(lay.describe(action), seat, _explain(state, lay, action),
                                  [lay.describe(a) for a in legal])
     return _apply(state, lay, action)
+
+
+def check_action_id(action: Any, seat: int) -> int:
+    """``action`` as a Python int when it is an ``int`` or numpy integer (not a bool).
+
+    Raises:
+        IllegalActionError: any other type (a float, a string, a bool, an array...); the
+            message points to ``env.parse("play JH")`` / ``layout.parse`` for text actions.
+    """
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)
+    hint = ("an integer action id is required; turn text into an id with env.parse(\"play JH\") "
+            "or layout_for(cfg).parse(...)")
+    raise IllegalActionError(repr(action), seat, f"{hint} (got {type(action).__name__})")
 
 
 def _safe_describe(lay: ActionLayout, action: int) -> str:
@@ -283,11 +298,3 @@ def deal_result(state: State) -> DealResult:
     return score_deal(state)
 
 
-def action_seat_pairs(state: State) -> list[tuple[int, int]]:
-    """Replay helper: (seat, action) of every action so far, from the start of the deal."""
-    s = new_deal(state.cfg, state.dealer, state.start_hands, state.stock, state.piles or None)
-    out = []
-    for a in state.history:
-        out.append((current_seat(s), a))
-        s = _apply(s, layout_for(s.cfg), a)
-    return out

@@ -27,13 +27,13 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import layout_for
-from .engine import _apply, apply_action, current_seat, deal_random, deal_result, is_terminal
+from .engine import _apply, apply_action, check_action_id, current_seat, deal_random, deal_result, is_terminal
 from .errors import ConfigError, IllegalActionError
 from .match import MatchState, after_deal, new_match
 from .observation import KINDS, ObservationEncoder
-from .record import initial_state, make_record
+from .record import initial_state, make_record, rules_to_record
 from .render import render_text
-from .rules_config import KNOBS, PRESETS, RulesConfig, make_rules
+from .rules_config import PRESETS, RulesConfig, make_rules, with_overrides
 from .state import State
 from .view import seat_view
 from .wrappers import classic_stack
@@ -73,8 +73,8 @@ class raw_env(AECEnv):
         max_deals: match mode: truncate the episode after this many deals (a guard; rarely hit).
         render_seat: seat whose hand ``render()`` shows (``None``: the seat to act).
         render_all_hands: ``render()`` also shows every hand (debugging; shows hidden cards).
-        rules: a ready :class:`RulesConfig` (then ``preset`` and overrides are ignored).
-        **rules_overrides: knobs of :class:`RulesConfig` set on top of the preset.
+        rules: a ready :class:`RulesConfig` (then ``preset`` is ignored; overrides apply on top of it).
+        **rules_overrides: knobs of :class:`RulesConfig` set on top of the preset (or of ``rules``).
 
     Spaces:
         action: ``Discrete(A)``, the preset's flat layout (:mod:`blot_env.actions`); ids map
@@ -127,7 +127,12 @@ class raw_env(AECEnv):
                  dealer: int | None = None, max_deals: int = 1000, render_seat: int | None = None,
                  render_all_hands: bool = False, rules: RulesConfig | None = None, **rules_overrides: Any):
         super().__init__()
-        cfg = rules if rules is not None else make_rules(preset, **rules_overrides)
+        if rules is not None:
+            if not isinstance(rules, RulesConfig):
+                raise ConfigError(f"rules must be a RulesConfig, got {type(rules).__name__}")
+            cfg = with_overrides(rules, rules_overrides) if rules_overrides else rules
+        else:
+            cfg = make_rules(preset, **rules_overrides)
         if episode not in EPISODES:
             raise ConfigError(f"episode must be one of {EPISODES}, got {episode!r}")
         if observation_kind not in KINDS:
@@ -224,9 +229,7 @@ class raw_env(AECEnv):
 
     def _start_deal(self, dealer: int, deal: dict | None = None) -> None:
         if deal is not None:
-            base = make_rules(self.cfg.preset)
-            rules = {k: getattr(self.cfg, k) for k in KNOBS
-                     if k != "preset" and getattr(self.cfg, k) != getattr(base, k)}
+            rules = rules_to_record(self.cfg)
             self._state = initial_state({"format": "blot-record/1", "preset": self.cfg.preset, "rules": rules,
                                          "dealer": dealer, "hands": list(deal["hands"]),
                                          "stock": deal.get("stock", ""), "actions": []})
@@ -248,7 +251,7 @@ class raw_env(AECEnv):
         seat = self._seat_of[agent]
         if action is None:
             raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
-        action = int(action)
+        action = check_action_id(action, seat)
         if self._legal is not None and action in self._legal:
             # already checked against the legal set of this very state (computed for the mask
             # in observe): skip the engine's second legal_actions call

@@ -37,6 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import layout_for
+from .auction import KAPUT_VALUE
 from .rules_config import RulesConfig
 from .view import SeatView
 
@@ -47,7 +48,6 @@ _CALL_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAK
 #: blocks whose call becomes the standing bid (rules.md 2.2, 6)
 _HIGH_BLOCKS = ("BID", "KAPUT", "KAPUT_PLUS")
 CONTRACT_KINDS = ("num", "kaput", "kaput_plus", "take", "name")
-KAPUT_VALUE = 25
 RAW_TOTAL = 162.0
 
 

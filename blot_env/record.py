@@ -15,7 +15,7 @@ from .actions import UnknownActionError, layout_for
 from .cards import cards_of, cards_str, mask_of, parse_cards
 from .engine import apply_action, current_seat, deal_result, is_terminal, new_deal
 from .errors import ConfigError, IllegalActionError, RecordError
-from .rules_config import KNOBS, RulesConfig, make_rules
+from .rules_config import KNOBS, PRESETS, RulesConfig, make_rules
 from .state import State
 
 FORMAT = "blot-record/1"
@@ -33,8 +33,12 @@ def rules_from_record(obj: dict) -> RulesConfig:
     unknown = sorted(set(rules) - set(KNOBS) - {"preset"})
     if unknown:
         raise RecordError(f'field "rules": unknown knob(s) {unknown}')
+    knobs = {k: v for k, v in rules.items() if k != "preset"}
     try:
-        return make_rules(preset, **{k: v for k, v in rules.items() if k != "preset"})
+        if preset not in PRESETS and set(knobs) == set(KNOBS) - {"preset"}:
+            # a custom rules value: the record lists every knob (spec/deal-record.md)
+            return RulesConfig(preset=preset, **knobs)
+        return make_rules(preset, **knobs)
     except ConfigError as e:
         field = "preset" if "preset" in str(e) and "unknown preset" in str(e) else "rules"
         raise RecordError(f'field "{field}": {e}') from None
@@ -138,11 +142,10 @@ def make_record(state: State, include_result: bool = True) -> dict:
     from .variants import record_hands
 
     hands, stock = record_hands(state)
-    rules = {k: getattr(cfg, k) for k in ("declarations", "target") if True}
     rec = {
         "format": FORMAT,
         "preset": cfg.preset,
-        "rules": _rules_diff(cfg) | rules,
+        "rules": rules_to_record(cfg),
         "dealer": state.dealer,
         "hands": hands,
         "stock": stock,
@@ -153,9 +156,15 @@ def make_record(state: State, include_result: bool = True) -> dict:
     return rec
 
 
-def _rules_diff(cfg: RulesConfig) -> dict:
-    base = make_rules(cfg.preset)
-    return {k: getattr(cfg, k) for k in KNOBS if k != "preset" and getattr(cfg, k) != getattr(base, k)}
+def rules_to_record(cfg: RulesConfig) -> dict:
+    """The ``"rules"`` field of a record of ``cfg``: the knobs that differ from its preset, plus
+    ``declarations`` and ``target`` always; every knob when ``cfg.preset`` is not a known preset
+    (a custom rules value), which :func:`rules_from_record` accepts back."""
+    base = PRESETS.get(cfg.preset)
+    if base is None:
+        return {k: getattr(cfg, k) for k in KNOBS if k != "preset"}
+    diff = {k: getattr(cfg, k) for k in KNOBS if k != "preset" and getattr(cfg, k) != getattr(base, k)}
+    return diff | {k: getattr(cfg, k) for k in ("declarations", "target")}
 
 
 def load_records(path: str | Path) -> list[Any]:

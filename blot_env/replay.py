@@ -25,7 +25,13 @@ def replay_file(path: str, out=sys.stdout, err=sys.stderr) -> tuple[int, int]:
     count = fails = 0
     for i, rec in enumerate(records):
         deals = rec.get("deals") if isinstance(rec, dict) and rec.get("format") == MATCH_FORMAT else [rec]
-        for j, deal in enumerate(deals if isinstance(deals, list) else []):
+        if not isinstance(deals, list):
+            print(f'{path}: record {i}: field "deals": a {MATCH_FORMAT} record needs a list of deal records, '
+                  f"got {type(deals).__name__}", file=err)
+            count += 1
+            fails += 1
+            continue
+        for j, deal in enumerate(deals):
             where = f"{path}: record {i}" + (f" deal {j}" if len(deals) > 1 else "")
             count += 1
             try:

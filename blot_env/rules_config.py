@@ -7,6 +7,7 @@ name. ``make_rules("bazar", declarations="auto")`` gives a preset with overrides
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -55,6 +56,9 @@ class RulesConfig:
     """Carre values: Armenian (1.4), classic 002, or no carres at all (duel-app, RES-20)."""
     scoring: Literal["bazar", "duel", "open", "belote"] = "bazar"
     """Deal-scoring family: rules.md 2.5, 3/4, 5.5 or 6."""
+    declaration_tie: Literal["trick1_order", "nobody"] = "trick1_order"
+    """Equal best declarations of both sides (same class, length, top card, both plain): the
+    one earlier in trick 1 wins (000, RES-36 A) or nobody scores declarations (002/FFB, RES-36)."""
     capot_tp: int = 25
     """Card portion of a capot in score-sheet units: 25 tp bazar, 21 tp in the 2-player games
     (RES-22; ``cap_duel`` = 25 for duel-app), 250 raw in belote (paid as ``250 + v``, rules.md 6)."""
@@ -78,20 +82,37 @@ class RulesConfig:
     """Open Blot: the taker's card tp are ``16 - r(c_o)`` (RES-30)."""
 
     def __post_init__(self) -> None:
+        self._check_types()
         if self.num_players not in (2, 4):
             raise ConfigError(f"num_players must be 2 or 4, got {self.num_players!r}")
         if self.bid_min > self.bid_max or self.bid_step < 1:
             raise ConfigError(f"bad bid ladder {self.bid_min}..{self.bid_max} step {self.bid_step}")
         if self.target < 1:
             raise ConfigError(f"target must be positive, got {self.target}")
-        for name in ("auction", "kaput_bid", "declarations", "auto_reveal", "long_run", "carre_table",
-                     "scoring", "tie_at_target", "undertrump"):
+        for name in _LITERALS:
             allowed = _LITERALS[name]
             if getattr(self, name) not in allowed:
                 raise ConfigError(f"{name} must be one of {sorted(allowed)}, got {getattr(self, name)!r}")
         if self.declarations == "manual" and self.num_players == 4 and self.auction != "bazar":
             raise ConfigError("manual declarations need a bazar auction in 4-player games")
         self._check_table()
+
+    def _check_types(self) -> None:
+        """Every knob has its type (ints are not bools) and lies in its range (rules.md 8)."""
+        for f in dataclasses.fields(self):
+            v = getattr(self, f.name)
+            kind = _KINDS[f.name]
+            if kind is int:
+                ok = isinstance(v, int) and not isinstance(v, bool)
+            elif kind is bool:
+                ok = isinstance(v, bool)
+            else:
+                ok = isinstance(v, str)
+            if not ok:
+                raise ConfigError(f"rules knob {f.name} must be {kind.__name__}, got {v!r} (rules.md 8)")
+        for name, low in _MINIMA.items():
+            if getattr(self, name) < low:
+                raise ConfigError(f"rules knob {name} must be >= {low}, got {getattr(self, name)!r} (rules.md 8)")
 
     def _check_table(self) -> None:
         """Deck, hand size, tricks, auction and scoring must fit together (rules.md 8)."""
@@ -119,28 +140,25 @@ class RulesConfig:
         if self.auction == "open" and self.declarations == "manual":
             raise ConfigError("open: the cards are face up, declarations are 'announce' or 'auto' (rules.md 5.7.6)")
 
-    @property
-    def teams(self) -> int:
-        """Number of sides: 2 (partnerships or single players)."""
-        return 2
-
-    def team_of(self, seat: int) -> int:
-        return seat % 2
-
     def replace(self, **overrides: Any) -> RulesConfig:
         return with_overrides(self, overrides)
 
 
 def _literal_values(name: str) -> set[str]:
-    import typing
-
     hint = typing.get_type_hints(RulesConfig)[name]
     return set(typing.get_args(hint))
 
 
 _LITERALS = {n: _literal_values(n) for n in ("auction", "kaput_bid", "declarations", "auto_reveal", "long_run",
-                                             "carre_table", "scoring", "tie_at_target", "undertrump")}
+                                             "carre_table", "declaration_tie", "scoring", "tie_at_target",
+                                             "undertrump")}
 KNOBS = tuple(f.name for f in dataclasses.fields(RulesConfig))
+_KINDS: dict[str, type] = {}
+for _n, _hint in typing.get_type_hints(RulesConfig).items():
+    _args = typing.get_args(_hint)
+    _KINDS[_n] = type(_args[0]) if _args else _hint
+_MINIMA = {"hand_size": 1, "num_tricks": 1, "bid_min": 1, "bid_step": 1, "auction_end_passes": 1,
+           "contra_end_passes": 1, "capot_tp": 0, "target": 1}
 
 
 def with_overrides(cfg: RulesConfig, overrides: dict[str, Any]) -> RulesConfig:
@@ -181,7 +199,8 @@ OPEN = RulesConfig(
 BELOTE = RulesConfig(
     preset="belote", auction="belote", bid_min=80, bid_max=160, bid_step=10, allow_nt=False,
     kaput_bid="none", auction_end_passes=3, contra_end_passes=3, declarations="auto", auto_reveal="end",
-    long_run="100", carre_table="classic", scoring="belote", capot_tp=250, target=1000, tie_at_target="extra_deal",
+    long_run="100", carre_table="classic", declaration_tie="nobody", scoring="belote", capot_tp=250, target=1000,
+    tie_at_target="extra_deal",
 )
 
 PRESETS: dict[str, RulesConfig] = {

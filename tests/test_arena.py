@@ -204,3 +204,20 @@ def test_cli_table_and_errors(capsys):
                      "--no-progress"]) == 2
     assert cli_main(["--agent", "rules", "--vs", "random", "--preset", "duel", "--mixed", "--boards", "2",
                      "--no-progress"]) == 2
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--agent", "README.md", "--vs", "random"], "not a checkpoint"),
+    (["--agent", "runs/no-such-checkpoint.pt", "--vs", "random"], "not found"),
+    (["--agent", "rules", "--vs", "random", "--plot", "/no/such/dir/x.png"], "does not exist"),
+])
+def test_cli_errors_are_clear_in_a_subprocess(args, needle):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    p = subprocess.run([sys.executable, "-m", "agents.arena_cli", *args, "--boards", "2", "--split", "dev",
+                        "--no-progress"], cwd=root, capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert "Traceback" not in p.stderr and needle in p.stderr, p.stderr

@@ -163,6 +163,52 @@ def test_illegal_action_raw_raises_with_rule():
         e.step(10_000)
 
 
+@pytest.mark.parametrize("bad", [1.5, "play JH", True, np.float64(2.0), np.array([1]), None])
+def test_non_integer_actions_are_refused_with_a_pointer_to_parse(bad):
+    from blot_env.engine import apply_action
+
+    e = raw_env("bazar")
+    e.reset(seed=0)
+    before = e.game_state
+    with pytest.raises(IllegalActionError) as ei:
+        e.step(bad)
+    assert e.game_state is before
+    if bad is not None:
+        assert "env.parse" in str(ei.value)
+        with pytest.raises(IllegalActionError, match=r"env\.parse"):
+            apply_action(before, bad)
+    # numpy integers are ids like any other
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+    e.step(np.int64(legal[0]))
+    assert e.game_state is not before
+
+
+@pytest.mark.parametrize("preset", ["bazar", "belote"])
+def test_custom_rules_value_plays_a_full_deal_and_its_record_replays(preset):
+    from blot_env.rules_config import RulesConfig
+
+    base = PRESETS[preset]
+    cfg = RulesConfig(**{f: getattr(base, f) for f in base.__dataclass_fields__} | {"preset": "mine",
+                                                                                      "declarations": "auto"})
+    e = raw_env(rules=cfg)
+    for seed in range(3):
+        e.reset(seed=seed)
+        play(e, np.random.default_rng(seed))
+        rec = e.record()
+        assert rec["preset"] == "mine" and rec["rules"]["declarations"] == "auto"
+        state, result = replay_record(rec)
+        assert state.cfg == cfg and result == rec["result"]
+        assert e.match_record()["deals"][-1] == rec
+
+
+def test_rules_value_with_overrides_applies_them():
+    base = PRESETS["bazar"]
+    e = raw_env(rules=base, target=301)
+    assert e.cfg.target == 301 and e.cfg.declarations == base.declarations
+    with pytest.raises(blot_env.errors.ConfigError):
+        raw_env(rules=base, no_such_knob=1)
+
+
 def test_illegal_action_wrapped_terminates_with_penalty():
     e = env("bazar", illegal_reward=-5.0)
     e.reset(seed=0)

@@ -148,3 +148,30 @@ def test_all_golden_records_replay_through_the_cli():
     p = run_replay(*files)
     assert p.returncode == 0, p.stderr
     assert len(p.stdout.splitlines()) == len(files)
+
+
+@pytest.mark.parametrize("deals", [{"a": 1}, "x", None, 3])
+def test_match_record_whose_deals_is_not_a_list_is_an_error(tmp_path, deals):
+    rec = {"format": "blot-match/1", "preset": "bazar", "rules": {}, "totals": None, "winner": None}
+    if deals is not None:
+        rec["deals"] = deals
+    p = run_replay(write(tmp_path, "m.json", rec))
+    assert p.returncode != 0 and "Traceback" not in p.stderr
+    assert len(error_lines(p)) == 1 and '"deals"' in error_lines(p)[0]
+    assert "0 of 1 records" in p.stderr
+
+
+def test_custom_rules_value_record_replays_through_the_cli(tmp_path):
+    import numpy as np
+
+    from blot_env.env import raw_env
+    from blot_env.rules_config import RulesConfig
+
+    e = raw_env(rules=RulesConfig(preset="mine", declarations="auto"))
+    e.reset(seed=3)
+    rng = np.random.default_rng(3)
+    while not all(e.terminations.values()):
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+    p = run_replay(write(tmp_path, "mine.json", e.record()), write(tmp_path, "match.json", e.match_record()))
+    assert p.returncode == 0, p.stderr
+    assert "2 of 2 records" in p.stderr

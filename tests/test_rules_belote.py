@@ -198,6 +198,19 @@ def test_classic_declarations():
     assert r.made is False and r.score == (20, 160 + 120)
 
 
+def test_declaration_tie_knob():
+    """``declaration_tie``: belote's "nobody" (RES-36) vs "trick1_order" (the earlier seat in
+    trick 1 wins, 000): equal plain terzes T-J-Q of seats 0 and 1, trump H, dealer 3."""
+    assert make_rules("belote").declaration_tie == "nobody"
+    assert make_rules("bazar").declaration_tie == "trick1_order"
+    hands = ["TC JC QC 7D 8D 7H 8H 7S", "TD JD QD 7C 8C 9H TH 8S",
+             "9S TS QS KS JH QH AC 9D", "JS AS KH AH KC 9C KD AD"]
+    kw = dict(seat=0, strain="H", value=80, hands=hands, points=(40, 40, 42, 40), tricks=(2, 2, 2, 2), dealer=3)
+    assert [bool(x) for x in counted_sets(finished("belote", **kw))] == [False] * 4
+    st = finished("belote", declaration_tie="trick1_order", **kw)
+    assert [bool(x) for x in counted_sets(st)] == [True, False, False, False]
+
+
 def test_random_deals_replay_and_total_162():
     cfg = make_rules("belote")
     rng = np.random.default_rng(3)

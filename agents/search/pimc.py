@@ -135,7 +135,9 @@ class PIMCAgent(BaseAgent):
         by: dict[str, list[int]] = {}
         for a in view.legal:
             by.setdefault(lay.block_of[a], []).append(a)
-        others = tuple((s, a) for s, a in view.calls if s != me)
+        # passes do not change what the worlds may be (their weights read bids only), so the
+        # worlds and their solves are kept until another seat bids, contras or recontras
+        others = tuple((s, a) for s, a in view.calls if s != me and lay.block_of[a] != "PASS")
         key = (cfg, me, view.dealer, view.hand, others)
         if len(self._cache) > 32:
             self._cache.clear()

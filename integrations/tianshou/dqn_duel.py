@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--test-episodes", type=int, default=300)
     ap.add_argument("--reward-scale", type=float, default=0.02)
     ap.add_argument("--lr", type=float, default=5e-4)
-    ap.add_argument("--updates-per-step", type=float, default=0.25, help="gradient steps per collected env step")
+    ap.add_argument("--updates-per-step", type=float, default=1.0, help="gradient steps per collected env step")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args(argv)
     torch.manual_seed(args.seed)
@@ -75,7 +75,10 @@ def main(argv: list[str] | None = None) -> int:
     train_collector.collect(n_step=1000)
     algo.run_training(OffPolicyTrainerParams(
         training_collector=train_collector, test_collector=None, max_epochs=args.epochs,
-        epoch_num_steps=args.steps_per_epoch, collection_step_num_env_steps=40, batch_size=64,
+        epoch_num_steps=args.steps_per_epoch, batch_size=64,
+        # 16 env steps per collection: with --updates-per-step <= 1 that is < 20 gradient steps
+        # per update step, below which Tianshou draws no progress bar
+        collection_step_num_env_steps=16,
         update_step_num_gradient_steps_per_sample=args.updates_per_step, show_progress=False, verbose=False))
     m, se = mean_reward(test_collector, args.test_episodes, seed=10_000 + args.seed)
     print(json.dumps({"phase": "after", "mean_reward": round(m, 4), "stderr": round(se, 4),
