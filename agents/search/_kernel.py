@@ -18,9 +18,11 @@ holds the cards still under a pile top (unplayable).
 Arrays (all int64 unless noted):
 
 * ``H[4]`` remaining cards per seat, ``CV[4]`` covered cards per seat, ``UNDER[32]``;
-* ``TR[4]`` cards of the trick in progress, ``ST[8]``: 0 leader, 1 cards in the trick,
+* ``TR[4]`` cards of the trick in progress, ``ST[32]``: 0 leader, 1 cards in the trick,
   2 index of the trick being played (0-based), 3 won flags (bit 0 team 0 has won a trick in
-  this deal, bit 1 team 1), 4 node counter, 5 TT generation;
+  this deal, bit 1 team 1), 4 node counter, 5 TT generation (already shifted to bit 53),
+  6 cutoffs and 7 the sum of the move numbers that cut (ordering diagnostics), 8 raw points
+  of the cards still held, 16 + t nodes visited in trick t;
 * ``P[8]``: 0 players, 1 strain (0..3, 4 = no trump), 2 partner exemption (4 players),
   3 undertrump free, 4 tricks in the deal, 5 kaput-defending team (-1: not a kaput
   contract), 6 TT bits;

@@ -14,7 +14,8 @@ mean score difference for the seat's side.
   the first lead gives the double-dummy outcome code; every level, kaput, contra and
   recontra of that strain is then scored from the same code with the leaf table
   (combinations counted automatically, rules.md 2.8). A call other than pass must gain
-  ``margin`` table points over passing. Samples and solves are cached per auction state.
+  ``margin`` table points over passing. The worlds are drawn at the seat's first call of the
+  auction and their solves kept; later calls only re-weight them (``pimc-insane``).
 * **2-player trump choices** (take / name) use the L1 rule agent's choice.
 * **Declarations**: the solver's fixed policy (announce the highest class held, plain
   height, reveal, show), so that the agent plays as its solver assumes.
@@ -57,7 +58,7 @@ class PIMCAgent(BaseAgent):
     """
 
     def __init__(self, k: int = 64, time_budget: float | None = None, weighted: bool = False,
-                 bid_worlds: int | None = None, margin: float = 1.0, name: str | None = None):
+                 bid_worlds: int | None = None, margin: float = 3.0, name: str | None = None):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         self.k = int(k)
@@ -135,15 +136,16 @@ class PIMCAgent(BaseAgent):
         by: dict[str, list[int]] = {}
         for a in view.legal:
             by.setdefault(lay.block_of[a], []).append(a)
-        # passes do not change what the worlds may be (their weights read bids only), so the
-        # worlds and their solves are kept until another seat bids, contras or recontras
-        others = tuple((s, a) for s, a in view.calls if s != me and lay.block_of[a] != "PASS")
-        key = (cfg, me, view.dealer, view.hand, others)
+        # Worlds are drawn once per auction (at the seat's first call) and their solves are kept:
+        # the calls of the other seats do not restrict their hands (only kaput+N needs held
+        # combinations, which is not re-checked here), they only change the weights, which
+        # are recomputed at every call.
+        key = (cfg, me, view.dealer, view.hand)
         if len(self._cache) > 32:
             self._cache.clear()
         entry = self._cache.get(key)
         if entry is None:
-            worlds = sample_worlds(view, self.bid_worlds, rng, weight=self._weight())
+            worlds = sample_worlds(view, self.bid_worlds, rng)
             entry = {"worlds": worlds, "codes": {}}
             self._cache[key] = entry
         worlds = entry["worlds"]
@@ -157,7 +159,10 @@ class PIMCAgent(BaseAgent):
                 entry["codes"][strain] = got
             return got
 
-        wts = np.array([w.weight for w in worlds], dtype=float)
+        if self.weighted:
+            wts = np.array([bidding_weight(view, w.hands) for w in worlds], dtype=float)
+        else:
+            wts = np.ones(len(worlds))
         wts = wts / wts.sum() if wts.sum() > 0 else np.full(len(worlds), 1.0 / len(worlds))
 
         def ev(seat: int, strain: int, value: int, kind: str, plus: int, double: int) -> float:

@@ -385,19 +385,58 @@ def _steps(table: np.ndarray, past: int) -> np.ndarray:
     return (np.flatnonzero(seg[1:] != seg[:-1]) + 1).astype(np.int64)
 
 
+def _root_order(args, cards: list[int]) -> tuple[list[int], dict[int, int]]:
+    """The kernel's move order at the root and, for each legal card, the card it is
+    equivalent to (same suit and points, nothing in play between: the same value)."""
+    mv = args[11]
+    cnt = K._gen_moves(*args[:13], 0, -1)
+    reps = [int(c) for c in mv[0, :cnt]]
+    rep_set = set(reps)
+    same: dict[int, int] = {}
+    H, TR, ST, P, PTS, DESC = args[0], args[3], args[4], args[5], args[6], args[9]
+    present = 0
+    for s in range(int(P[0])):
+        present |= int(H[s])
+    for i in range(int(ST[1])):
+        present |= 1 << int(TR[i])
+    legal = set(cards)
+    for su in range(4):
+        row = 1 if su == int(P[1]) else 0
+        prev = -1
+        for k in range(8):
+            c = su * 8 + int(DESC[row, k])
+            if not present >> c & 1:
+                continue
+            if c in rep_set:
+                prev = c
+            elif c in legal and prev >= 0 and PTS[c] == PTS[prev]:
+                same[c] = prev
+            else:
+                prev = -1
+    for c in cards:
+        if c not in rep_set and c not in same:  # not merged by the kernel: search it as well
+            reps.append(c)
+            rep_set.add(c)
+    return reps, same
+
+
 def card_scores(state: State, table: np.ndarray, cards: list[int] | None = None) -> dict[int, int]:
     """Per card: ``table[X]`` of the minimax outcome after it, found with null-window searches
-    at the thresholds of ``table`` only (cheaper than exact codes; same score)."""
+    at the thresholds of ``table`` only (cheaper than exact codes; same score). Cards are
+    searched in the kernel's move order; a card equivalent to one already searched gets its
+    value."""
     if cards is None:
         cards = cards_of(legal_cards_mask(state))
     past = _past_code(state)
     steps = _steps(table, past)
     args = _arrays(state)
-    arr = np.array(cards, dtype=np.int64)
-    out = np.zeros(len(cards), dtype=np.int64)
+    order, same = _root_order(args, cards)
+    arr = np.array(order, dtype=np.int64)
+    out = np.zeros(len(order), dtype=np.int64)
     K.root_levels(*args, arr, steps, out)
     LAST.nodes = int(args[4][4])
-    return {c: int(table[past + (steps[k - 1] if k > 0 else 0)]) for c, k in zip(cards, out)}
+    got = {c: int(table[past + (steps[k - 1] if k > 0 else 0)]) for c, k in zip(order, out)}
+    return {c: got[same.get(c, c)] for c in cards}
 
 
 def position_code(state: State) -> int:
