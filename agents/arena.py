@@ -31,6 +31,7 @@ Agents do not see the match score, so this equals playing the matches.
 from __future__ import annotations
 
 import json
+import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -270,6 +271,14 @@ def _agent_name(spec: AgentSpec, cfg: RulesConfig) -> str:
     return spec.name
 
 
+def _worker_init() -> None:
+    """One torch thread per worker process: a forked child that inherits the parent's OpenMP
+    pool (the parent loaded a PPO agent) deadlocks on its first parallel torch op otherwise."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
 def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
     cfg, deals, start, cand, opp, seed, mixed = args
     cand = _resolve(cand, cfg)
@@ -341,7 +350,7 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
             if bar is not None:
                 bar.update(len(b))
     else:
-        with ProcessPoolExecutor(max_workers=workers) as ex:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as ex:
             for b, t in ex.map(_run_chunk, jobs):
                 results.extend(b)
                 timing.merge(t)

@@ -88,6 +88,8 @@ def evaluate(policy: Path, args: argparse.Namespace) -> list[dict]:
 
 
 def plot_curve(metrics: Path, out: Path) -> None:
+    """Learning curve from a run's metrics.csv: one panel per baseline (training-deal score
+    difference, raw and smoothed, plus the duplicate evaluations with their 95% CI)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -97,28 +99,35 @@ def plot_curve(metrics: Path, out: Path) -> None:
     with open(metrics, newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     x = np.array([float(r["global_step"]) for r in rows])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for key, label in (("vs_random_tp", "vs random (training deals)"), ("vs_rules_tp", "vs rules (training deals)")):
-        y = np.array([float(r[key]) if r.get(key) else np.nan for r in rows])
-        ok = ~np.isnan(y)
-        if ok.sum() == 0:
-            continue
-        k = 5
-        sm = np.convolve(np.nan_to_num(y), np.ones(k), "same") / np.maximum(np.convolve(ok, np.ones(k), "same"), 1)
-        ax.plot(x[ok], y[ok], alpha=0.25)
-        ax.plot(x, sm, label=label, color=ax.lines[-1].get_color())
-    for key in [k for k in rows[0] if k.startswith("eval_") and k.endswith("_mean")]:
-        y = np.array([float(r[key]) if r.get(key) else np.nan for r in rows])
-        ok = ~np.isnan(y)
-        if ok.any():
-            ax.plot(x[ok], y[ok], "o-", label=f"{key[5:-5]} (duplicate, dev boards)")
-    ax.axhline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("learner steps")
-    ax.set_ylabel("mean score difference per deal (tp)")
-    ax.set_title("PPO on bazar: learner side minus opponents")
-    ax.legend(fontsize=8)
+
+    def col(key: str) -> np.ndarray:
+        return np.array([float(r[key]) if r.get(key) else np.nan for r in rows])
+
+    names = [n for n in ("rules", "random") if f"vs_{n}_tp" in rows[0] or f"eval_{n}_mean" in rows[0]]
+    fig, axes = plt.subplots(len(names), 1, figsize=(7, 3 * len(names)), sharex=True, squeeze=False)
+    for ax, name in zip(axes[:, 0], names):
+        if f"vs_{name}_tp" in rows[0]:
+            y = col(f"vs_{name}_tp")
+            ok = ~np.isnan(y)
+            if ok.any():
+                k = 9
+                sm = np.convolve(np.where(ok, y, 0.0), np.ones(k), "same") / np.maximum(
+                    np.convolve(ok.astype(float), np.ones(k), "same"), 1)
+                ax.plot(x[ok], y[ok], alpha=0.25, color="tab:blue")
+                ax.plot(x, sm, color="tab:blue", label=f"training deals vs {name} (smoothed)")
+        if f"eval_{name}_mean" in rows[0]:
+            m, lo, hi = col(f"eval_{name}_mean"), col(f"eval_{name}_lo"), col(f"eval_{name}_hi")
+            ok = ~np.isnan(m)
+            if ok.any():
+                ax.errorbar(x[ok], m[ok], yerr=[m[ok] - lo[ok], hi[ok] - m[ok]], fmt="o-", color="tab:green",
+                            capsize=3, label=f"duplicate boards vs {name} (dev suite, 95% CI)")
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_ylabel("tp per deal")
+        ax.set_title(f"learner side minus {name}")
+        ax.legend(fontsize=8)
+    axes[-1, 0].set_xlabel("learner steps")
     fig.tight_layout()
-    fig.savefig(out, dpi=120)
+    fig.savefig(out, dpi=110)
     plt.close(fig)
 
 
