@@ -1,7 +1,7 @@
 """The README's main job: a short PPO training on the CPU, then duplicate evaluation against the baselines.
 
 1. Trains a PPO policy on Bazar Blot with configs/ppo_bazar.yaml (CPU, one torch thread):
-   a short behaviour-cloning warm start from the ``rules`` agent (3,000 deals), then PPO
+   a short behaviour-cloning warm start from the ``rules`` agent (6,000 deals), then PPO
    self-play for ``--total-steps`` learner steps, stopping early at ``--train-minutes``.
 2. Evaluates it, and the shipped pretrained ``ppo`` policy, against ``random`` (L0) and
    ``rules`` (L1) on duplicate boards of the frozen test suite (agents.arena,
@@ -10,7 +10,7 @@
 
 Usage::
 
-    python scripts/main_job.py                    # about 12-13 minutes on 2 cores
+    python scripts/main_job.py                    # about 12 minutes on 2 cores
     python scripts/main_job.py --train-minutes 2 --boards 200 --out runs/quick
 """
 
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 #: the short run: a smaller behaviour-cloning warm start, a learning-curve point every 20 updates
-MAIN_JOB_OVERRIDES = ("pretrain.deals=3000", "pretrain.chunk_deals=1500", "eval.every=20", "eval.boards=100",
+MAIN_JOB_OVERRIDES = ("pretrain.deals=6000", "pretrain.chunk_deals=2000", "eval.every=20", "eval.boards=100",
                       "checkpoint_every=20", "keep_checkpoints=false")
 
 
@@ -38,8 +38,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--out", type=Path, default=REPO / "runs" / "main_job")
     ap.add_argument("--total-steps", type=int, default=1_000_000,
                     help="learner steps of the short run (the learning rate anneals over them)")
-    ap.add_argument("--train-minutes", type=float, default=8.0, help="wall-time cap of the training")
-    ap.add_argument("--boards", type=int, default=500, help="duplicate boards per evaluation row")
+    ap.add_argument("--train-minutes", type=float, default=10.0, help="wall-time cap of the training")
+    ap.add_argument("--boards", type=int, default=1000, help="duplicate boards per evaluation row")
     ap.add_argument("--split", default="test", help="deal suite split (test: reported numbers)")
     ap.add_argument("--workers", type=int, default=2, help="evaluation processes")
     ap.add_argument("--no-shipped", action="store_true", help="skip the rows of the shipped ppo policy")
