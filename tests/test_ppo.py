@@ -241,7 +241,7 @@ def test_cli_trains_and_resumes(tmp_path):
     assert main(["--config", str(TINY), "--out", str(out), "--total-steps", "300", "--no-progress"]) == 0
     assert (out / "policy.pt").exists() and (out / "config.yaml").exists()
     assert main(["--out", str(out), "--resume", "--total-steps", "600", "--no-progress"]) == 0
-    ck = torch.load(out / "checkpoint.pt", weights_only=False)
+    ck = torch.load(out / "checkpoint.pt", weights_only=True)
     assert ck["counters"]["global_step"] >= 600
 
 

@@ -80,7 +80,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
         ConfigError: not a PPO file, or ``rules`` gives a different observation or action size.
     """
     path = resolve_policy_path(path_or_name)
-    data = torch.load(path, map_location="cpu", weights_only=False)
+    data = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(data, dict) or "policy" not in data or "config" not in data:
         raise ConfigError(f"{path}: not a PPO policy or checkpoint file")
     cfg = config_from_dict(data["config"])

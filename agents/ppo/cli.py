@@ -52,7 +52,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
         import torch
 
         cfg = config_from_dict(torch.load(args.out / CHECKPOINT_NAME, map_location="cpu",
-                                          weights_only=False)["config"])
+                                          weights_only=True)["config"])
     else:
         cfg = TrainConfig()
     extra = list(args.overrides)

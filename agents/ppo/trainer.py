@@ -337,7 +337,7 @@ class PPOTrainer:
         Raises:
             ConfigError: wrong format, or a preset / observation / network that differs from this run's.
         """
-        ck = torch.load(path, map_location="cpu", weights_only=False)
+        ck = torch.load(path, map_location="cpu", weights_only=True)
         if ck.get("format") != CHECKPOINT_FORMAT:
             raise ConfigError(f"{path}: not a {CHECKPOINT_FORMAT} file")
         old = config_from_dict(ck["config"])
