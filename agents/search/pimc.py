@@ -38,6 +38,7 @@ from blot_env.state import Contract, Phase, State
 from blot_env.view import SeatView
 
 from ..base import BaseAgent
+from ..medium_agent import MediumAgent
 from ..rules_agent import RulesAgent, team_estimate
 from . import solver
 from .sampler import bidding_weight, sample_worlds
@@ -226,18 +227,8 @@ class PIMCAgent(BaseAgent):
 
 def _standing(view: SeatView):
     """``(seat, strain, value, kind, plus)`` of the standing bid, or None."""
-    lay = layout_for(view.cfg)
-    for seat, a in reversed(view.calls):
-        block = lay.block_of[a]
-        if block == "BID":
-            v, s = lay.params[a]
-            return seat, s, v, "num", 0
-        if block == "KAPUT":
-            return seat, lay.params[a][0], KAPUT_VALUE, "kaput", 0
-        if block == "KAPUT_PLUS":
-            p, s = lay.params[a]
-            return seat, s, KAPUT_VALUE + p, "kaput_plus", p
-    return None
+    high = MediumAgent._standing(view)
+    return None if high[0] < 0 else high
 
 
 def _first_lead(cfg, dealer: int, hands: tuple[int, ...], strain: int) -> State:
