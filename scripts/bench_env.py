@@ -1,13 +1,20 @@
 """Throughput of the env layers, one core: agent steps per second with random masked moves.
 
-    python scripts/bench_env.py [--preset bazar] [--steps 20000] [--json] [--profile]
+    python scripts/bench_env.py [--preset bazar] [--steps 20000] [--batch 4096] [--json] [--profile]
 
 Keys: ``aec_steps_per_s`` (``blot_env.env()`` with PettingZoo's wrapper stack: ``last()``
 with the observation, then ``step``), ``raw_env_steps_per_s`` (the unwrapped env, same loop),
 ``engine_steps_per_s`` (``legal_actions`` + ``apply_action`` only), ``seat_view_us`` and
-``encode_us`` (per call). Each figure is the best of ``--repeat`` runs (other load only slows
-a run down). ``--profile`` prints the top functions of a cProfile run of the
-wrapped loop (by internal time).
+``encode_us`` (per call), ``batched_steps_per_s`` (:class:`blot_env.batched.BatchedEngine`
+with B = ``--batch`` rows: a compiled random legal action per row, then ``step``, which
+returns every row's observation and mask; agent steps = rows x steps; numba runs on one
+thread), and ``peer_<name>_steps_per_s`` for each peer that is installed, with the same
+random-play loop (a uniformly random legal action, observations computed at every step):
+OpenSpiel bridge and hearts through ``open_spiel.python.rl_environment`` (``pip install
+open_spiel``), RLCard's bridge (``pip install rlcard``) and PettingZoo classic Leduc and
+Limit Texas hold'em (rlcard games; PettingZoo imports pygame for them). Each figure is the
+best of ``--repeat`` runs (other load only slows a run down). ``--profile`` prints the top
+functions of a cProfile run of the wrapped loop (by internal time).
 """
 
 from __future__ import annotations
@@ -82,12 +89,94 @@ def bench_observation(cfg, kind: str, deals: int = 60, seed: int = 0) -> tuple[f
     return (t1 - t0) / len(pairs) * 1e6, (t3 - t2) / len(pairs) * 1e6
 
 
+def bench_batched(preset: str, kind: str, batch: int, steps: int, seed: int = 0) -> float:
+    """Agent steps per second of the batched engine at B = ``batch`` (compile excluded)."""
+    from blot_env.batched import BatchedEngine
+
+    eng = BatchedEngine(preset, num_envs=batch, obs_kind=kind, seed=seed)
+    for _ in range(3):  # warm up: compile, caches
+        eng.step(eng.random_actions())
+    calls = max(steps // batch, 20)
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        eng.step(eng.random_actions())
+    return calls * batch / (time.perf_counter() - t0)
+
+
+def _peer_openspiel(game: str, steps: int, seed: int = 0) -> float:
+    import pyspiel
+    from open_spiel.python import rl_environment
+
+    # bridge: play the cards (the default scores the auction by a double-dummy solve instead)
+    params = {"use_double_dummy_result": False} if game == "bridge" else {}
+    e = rl_environment.Environment(pyspiel.load_game(game, params),
+                                   chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
+    rng = np.random.default_rng(seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        ts = e.reset()
+        while not ts.last():
+            p = ts.observations["current_player"]
+            legal = ts.observations["legal_actions"][p]
+            ts = e.step([legal[rng.integers(len(legal))]])
+            done += 1
+    return done / (time.perf_counter() - t0)
+
+
+def _peer_rlcard(game: str, steps: int, seed: int = 0) -> float:
+    import rlcard
+
+    e = rlcard.make(game, config={"seed": seed})
+    rng = np.random.default_rng(seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        state, _ = e.reset()
+        while not e.is_over():
+            legal = list(state["legal_actions"])
+            state, _ = e.step(legal[rng.integers(len(legal))])
+            done += 1
+    return done / (time.perf_counter() - t0)
+
+
+def _peer_pettingzoo(name: str, steps: int, seed: int = 0) -> float:
+    import importlib
+
+    mod = importlib.import_module(f"pettingzoo.classic.{name}")
+    return bench_aec(mod.env(), steps, seed)
+
+
+#: name -> (runner, argument); a peer whose package is missing is skipped
+PEERS = {
+    "openspiel_bridge": (_peer_openspiel, "bridge"),
+    "openspiel_hearts": (_peer_openspiel, "hearts"),
+    "rlcard_bridge": (_peer_rlcard, "bridge"),
+    "pettingzoo_leduc_holdem": (_peer_pettingzoo, "leduc_holdem_v4"),
+    "pettingzoo_texas_holdem": (_peer_pettingzoo, "texas_holdem_v4"),
+}
+
+
+def bench_peers(steps: int, repeat: int) -> dict[str, int]:
+    """``{peer_<name>_steps_per_s: figure}`` for every installed peer (missing ones are left out)."""
+    out = {}
+    for name, (fn, arg) in PEERS.items():
+        try:
+            out[f"peer_{name}_steps_per_s"] = round(max(fn(arg, steps) for _ in range(repeat)))
+        except ImportError:
+            continue
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="bazar")
     ap.add_argument("--kind", default="observation", choices=["observation", "information_state"])
     ap.add_argument("--steps", type=int, default=20_000, help="agent steps per measurement")
     ap.add_argument("--repeat", type=int, default=3, help="measurements per figure; the best is kept")
+    ap.add_argument("--batch", type=int, default=4096, help="rows B of the batched engine")
+    ap.add_argument("--batched-steps", type=int, default=2_000_000, help="agent steps of the batched measurement")
+    ap.add_argument("--no-peers", action="store_true", help="skip the peer environments")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--profile", action="store_true", help="cProfile the wrapped AEC loop")
     args = ap.parse_args(argv)
@@ -102,6 +191,11 @@ def main(argv: list[str] | None = None) -> int:
                                          for _ in r)),
         "engine_steps_per_s": round(max(bench_engine(cfg, args.steps) for _ in r)),
     }
+    res["batched_steps_per_s"] = round(max(bench_batched(args.preset, args.kind, args.batch, args.batched_steps)
+                                           for _ in r))
+    res["batch"] = args.batch
+    if not args.no_peers:
+        res.update(bench_peers(args.steps, len(r)))
     sv, en = min(bench_observation(cfg, args.kind) for _ in r)
     res["seat_view_us"] = round(sv, 2)
     res["encode_us"] = round(en, 2)

@@ -115,9 +115,14 @@ class RolloutConfig:
     """Clip the scaled deal reward to +-this (0: no clipping)."""
     skip_forced: bool = True
     """Play decisions with a single legal action without the policy and keep them out of the batch."""
+    engine: str = "batched"
+    """Deal stepping: "batched" (the compiled ``blot_env.batched`` engine) or "reference"
+    (the Python reference engine, one state per env; same rules, slower)."""
 
     def __post_init__(self) -> None:
         _positive(self, "num_envs", "deals_per_rollout", "reward_scale")
+        if self.engine not in ("batched", "reference"):
+            raise ConfigError(f"rollout.engine must be 'batched' or 'reference', got {self.engine!r}")
         if self.reward_clip < 0:
             raise ConfigError(f"rollout.reward_clip must be >= 0, got {self.reward_clip}")
 

@@ -130,6 +130,66 @@ class EngineVector:
         return self._out(rewards, done)
 
 
+class BatchedVector:
+    """:class:`EngineVector`'s interface over :class:`blot_env.batched.BatchedEngine` (compiled).
+
+    The engine runs with ``autoreset=False``: a finished row goes idle (``seat == -1``, a
+    mask allowing action 0 only) until :meth:`reset` deals it again. Each deal is shuffled
+    from a key drawn from the ``rng`` given to :meth:`reset` (so the trainer's generator,
+    saved in its checkpoints, stays the only source of randomness and resumes exactly).
+    ``views[e]`` and ``results[e]`` are built on demand from the row (only baseline agents
+    and statistics read them).
+    """
+
+    def __init__(self, rules: RulesConfig, kind: str, num_envs: int):
+        from blot_env.batched import BatchedEngine
+
+        self.rules, self.num_envs = rules, num_envs
+        self.num_seats = rules.num_players
+        self.eng = BatchedEngine(rules=rules, num_envs=num_envs, obs_kind=kind, seed=0, autoreset=False)
+        self.eng.release_rows(np.arange(num_envs))
+        self.num_actions = self.eng.num_actions
+        self.obs = self.eng.buffers().obs
+        self.views = _RowViews(self.eng)
+        self.results = _RowResults(self.eng)
+
+    def _out(self, b) -> VecStep:
+        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward, b.done)
+
+    def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
+        """Deal new deals in ``envs``, each shuffled from a key drawn from ``rng``."""
+        envs = np.asarray(envs, dtype=np.int64)
+        keys = rng.integers(0, np.iinfo(np.int64).max, size=envs.size, dtype=np.int64).astype(np.uint64)
+        return self._out(self.eng.reset_rows(envs, keys))
+
+    def step(self, actions: np.ndarray) -> VecStep:
+        """Apply ``actions int64[N]`` in every busy row (idle rows ignore theirs)."""
+        return self._out(self.eng.step(actions))
+
+
+class _RowViews:
+    def __init__(self, eng):
+        self.eng = eng
+
+    def __getitem__(self, e: int) -> SeatView:
+        return seat_view(self.eng.state(int(e)), int(self.eng.buffers().seat[e]))
+
+
+class _RowResults:
+    def __init__(self, eng):
+        self.eng = eng
+
+    def __getitem__(self, e: int):
+        return self.eng.deal_result(int(e))
+
+
+def make_vector(rules: RulesConfig, encoder: Any, num_envs: int, engine: str = "batched"):
+    """The deal vector of the collector: :class:`BatchedVector` or :class:`EngineVector`."""
+    if engine == "batched":
+        return BatchedVector(rules, encoder.kind, num_envs)
+    return EngineVector(rules, encoder, num_envs)
+
+
 # --------------------------------------------------------------------------- opponent pool
 
 
@@ -247,7 +307,7 @@ class RolloutCollector:
     def __init__(self, rules: RulesConfig, encoder: Any, cfg: RolloutConfig, pool: OpponentPool,
                  pool_cfg: PoolConfig):
         self.rules, self.cfg, self.pool, self.pool_cfg = rules, cfg, pool, pool_cfg
-        self.vec = EngineVector(rules, encoder, cfg.num_envs)
+        self.vec = make_vector(rules, encoder, cfg.num_envs, cfg.engine)
         self.n = rules.num_players
 
     def _controllers(self, env: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,0 +1,371 @@
+"""``BatchedEngine``: B deals of one preset stepped in lockstep by compiled code (issue 6).
+
+Each row of the batch is one deal in the ``int64`` row layout of ``_layout.py``; the
+transitions (``_core``), the scoring (``_score``) and the observation encoder (``_obs``) are
+numba ports of the reference engine, which stays the source of truth: the differential test
+(``tests/test_batched_diff.py``) checks masks, observations, acting seats, rewards and results
+step by step against ``blot_env.engine`` on every preset.
+
+Step convention (Gymnasium's "same-step" autoreset, as in EnvPool and Pgx): ``step(actions)``
+applies one action per row; a row whose deal ends reports ``done[b] = True``, its reward per
+seat and its result, and with ``autoreset=True`` (the default) the returned observation,
+mask and acting seat already belong to the next deal of that row. With ``autoreset=False``
+a finished row goes idle: ``seat[b] = -1``, its observation is zeros, its mask allows action
+0 only (so a masked policy never sees an all-zero mask; the action given for an idle row is
+ignored), until :meth:`BatchedEngine.reset_rows` deals it again.
+
+Dealing: deal ``k`` of row ``b`` is shuffled from ``(seed, b, k)`` by a counter-based
+generator (SplitMix64), so a row's sequence of deals does not depend on the batch size or on
+when other rows finish; the dealer is drawn from the same stream.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ..actions import layout_for
+from ..cards import cards_of
+from ..engine import apply_action, deal_random  # noqa: F401  (deal_random: reference counterpart)
+from ..errors import IllegalActionError
+from ..rules_config import RulesConfig, make_rules
+from ..scoring import DealResult
+from ..state import Contract
+from . import _core, _obs, _score
+from . import _layout as L
+from .convert import to_state
+
+_U = nb.uint64
+
+
+class BatchStep(NamedTuple):
+    """What :meth:`BatchedEngine.step` and :meth:`BatchedEngine.reset` return (B rows).
+
+    The arrays are read-only views of the engine's own buffers, overwritten by the next call:
+    copy what you keep (the engine relies on nobody else writing there).
+    """
+
+    obs: np.ndarray
+    """``float32[B, D]``: the acting seat's observation (the AEC env's ``observation``)."""
+    action_mask: np.ndarray
+    """``int8[B, A]``: legal actions of the acting seat (never all zero, see the module doc)."""
+    seat: np.ndarray
+    """``int64[B]``: the acting seat (0..n-1), or -1 for an idle row (``autoreset=False``)."""
+    reward: np.ndarray
+    """``float32[B, n]``: per seat, the reward of the deal that ended at this step (its team's
+    score minus the opponents', score-sheet units times ``reward_scale``); 0 elsewhere."""
+    done: np.ndarray
+    """``bool[B]``: the row's deal ended at this step."""
+    result: np.ndarray
+    """``int64[B, 16]``: for rows with ``done``, the deal result: made (-1 passed out, 0, 1),
+    tricks[2], card_points[2] (raw), combinations[2], score[2] (score-sheet units), per side;
+    then the contract: seat, strain, value, kind (0 num, 1 kaput, 2 kaput_plus, 3 take,
+    4 name), plus, double, call (-1 / 0 when passed out)."""
+
+
+@nb.njit(cache=True, inline="always")
+def _mix(x):
+    x = x + _U(0x9E3779B97F4A7C15)
+    z = x
+    z = (z ^ (z >> _U(30))) * _U(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> _U(27))) * _U(0x94D049BB133111EB)
+    return z ^ (z >> _U(31)), x
+
+
+@nb.njit(cache=True)
+def _deal(S, b, K, seed, deal_no, deck, cards):
+    """Shuffle deal ``deal_no[b]`` of row ``b`` and deal it (rules.md 2.1, 3, 4, 5.1, 6)."""
+    key = _U(seed) ^ (_U(b) * _U(0xD1B54A32D192ED03)) ^ (_U(deal_no[b]) * _U(0xABC98388FB8FAC03))
+    deal_no[b] += 1
+    _deal_key(S, b, K, key, deck, cards)
+
+
+@nb.njit(cache=True)
+def _deal_key(S, b, K, key, deck, cards):
+    """Shuffle the deck (Fisher-Yates over a SplitMix64 stream started at ``key``), draw the
+    dealer from the same stream, and deal row ``b``."""
+    nd = deck.shape[0]
+    for i in range(nd):
+        cards[i] = deck[i]
+    z, x = _mix(key)
+    z, x = _mix(x ^ z)
+    for i in range(nd - 1, 0, -1):
+        z, x = _mix(x)
+        j = np.int64((z >> _U(33)) % _U(i + 1))
+        t = cards[i]
+        cards[i] = cards[j]
+        cards[j] = t
+    z, x = _mix(x)
+    dealer = np.int64((z >> _U(33)) % _U(K[L.K_N]))
+    _core.deal_row(S, b, K, dealer, cards[:nd])
+
+
+@nb.njit(cache=True)
+def _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats):
+    seat = _core.current_seat(S, b, K)
+    seats[b] = seat
+    _core.legal_mask_row(S, b, K, block, p0, p1, bstart, mask[b])
+    _obs.encode_row(S, b, K, otabs[0], otabs[1], otabs[2], otabs[3], otabs[4], seat, obs[b])
+
+
+@nb.njit(cache=True)
+def _idle(b, obs, mask, seats):
+    seats[b] = -1
+    obs[b, :] = 0.0
+    mask[b, :] = 0
+    mask[b, 0] = 1
+
+
+@nb.njit(cache=True)
+def _reset_rows(S, rows, keys, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, obs, mask, seats):
+    cards = np.empty(32, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        if keys.shape[0]:
+            _deal_key(S, b, K, keys[i], deck, cards)
+        else:
+            _deal(S, b, K, seed, deal_no, deck, cards)
+        _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
+
+
+@nb.njit(cache=True)
+def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, autoreset, scale,
+          obs, mask, seats, rew, done, res):
+    n = K[L.K_N]
+    cards = np.empty(32, dtype=np.int64)
+    for b in range(S.shape[0]):
+        done[b] = False
+        for s in range(n):
+            rew[b, s] = 0.0
+        if seats[b] < 0:
+            continue
+        _core.apply_legal(S, b, K, block, p0, p1, bstart, actions[b])  # checked against the mask
+        if S[b, L.PHASE] == 2:
+            _score.score_row(S, b, K, res[b])
+            for i in range(7):
+                res[b, 9 + i] = S[b, L.C_SEAT + i]
+            done[b] = True
+            if res[b, 0] >= 0:
+                for s in range(n):
+                    t = s % 2
+                    rew[b, s] = np.float32((res[b, 7 + t] - res[b, 8 - t]) * scale)
+            if autoreset:
+                _deal(S, b, K, seed, deal_no, deck, cards)
+            else:
+                _idle(b, obs, mask, seats)
+                continue
+        _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
+
+
+@nb.njit(cache=True)
+def _sample_legal(words, key, out):
+    """Per row, a uniformly random legal action into ``out``. ``words`` is the mask buffer
+    (int8[B, A8], A8 a multiple of 8, zero beyond A) seen as uint64[B, A8 / 8]: each byte is 0
+    or 1, so a word's byte sum (its legal count) is ``(w * 0x0101010101010101) >> 56``."""
+    W = words.shape[1]
+    ones = _U(0x0101010101010101)
+    for b in range(words.shape[0]):
+        cnt = 0
+        for i in range(W):
+            cnt += np.int64((words[b, i] * ones) >> _U(56))
+        z, _ = _mix(_U(key) ^ (_U(b) * _U(0xD1B54A32D192ED03)))
+        k = np.int64((z >> _U(33)) % _U(max(cnt, 1)))
+        out[b] = 0
+        for i in range(W):
+            w = words[b, i]
+            c = np.int64((w * ones) >> _U(56))
+            if k < c:
+                for j in range(8):
+                    if (w >> _U(8 * j)) & _U(1):
+                        if k == 0:
+                            out[b] = 8 * i + j
+                            break
+                        k -= 1
+                break
+            k -= c
+
+
+class BatchedEngine:
+    """B deals of one preset in lockstep, with observations and masks (issue 6).
+
+    Args:
+        preset: a preset of :data:`blot_env.PRESETS` (ignored when ``rules`` is given).
+        num_envs: B, rows in the batch (1..8192 is the tested range; any positive int works).
+        obs_kind: ``"observation"`` or ``"information_state"`` (:mod:`blot_env.observation`;
+            the same layout and values as the AEC env, episode ``"deal"``).
+        seed: seed of the deal generator (see the module doc); ``None`` draws one.
+        autoreset: finished rows start their next deal in the same step (see module doc).
+        reward_scale: multiplies the per-deal rewards.
+        rules: a :class:`~blot_env.rules_config.RulesConfig` to use instead of ``preset``.
+        **overrides: rules knobs to override on the preset (rules.md 8).
+
+    Attributes:
+        num_envs, num_players, num_actions (A), obs_size (D), cfg, S (``int64[B, ROW]`` rows).
+
+    Raises:
+        ValueError: ``num_envs < 1`` or a bad ``obs_kind``; ConfigError: bad preset or knob.
+    """
+
+    def __init__(self, preset: str = "bazar", num_envs: int = 1024, obs_kind: str = "observation",
+                 seed: int | None = 0, autoreset: bool = True, reward_scale: float = 1.0,
+                 rules: RulesConfig | None = None, **overrides) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        self.cfg = rules if rules is not None else make_rules(preset, **overrides)
+        self.num_envs = B = int(num_envs)
+        self.num_players = n = self.cfg.num_players
+        self.layout = layout_for(self.cfg)
+        self.num_actions = A = self.layout.num_actions
+        self.obs_kind = obs_kind
+        self._K = L.knobs(self.cfg)
+        self._tables = L.action_tables(self.cfg)
+        self._otabs = _obs.obs_tables(self.cfg, obs_kind)
+        self.obs_size = D = int(self._otabs[0][_obs.T_D])
+        self.autoreset = bool(autoreset)
+        self.reward_scale = float(reward_scale)
+        self._deck = np.array(cards_of((1 << 32) - 1 if not self.cfg.short_deck else _short()), dtype=np.int64)
+        self.S = np.zeros((B, L.ROW), dtype=np.int64)
+        self._deal_no = np.zeros(B, dtype=np.int64)
+        self._obs = np.zeros((B, D), dtype=np.float32)
+        # the mask buffer is padded to a multiple of 8 columns so the sampler reads it by words
+        self._mask_full = np.zeros((B, (A + 7) // 8 * 8), dtype=np.int8)
+        self._mask = self._mask_full[:, :A]
+        self._seat = np.full(B, -1, dtype=np.int64)
+        self._rew = np.zeros((B, n), dtype=np.float32)
+        self._done = np.zeros(B, dtype=bool)
+        self._res = np.zeros((B, 16), dtype=np.int64)
+        self._actions = np.zeros(B, dtype=np.int64)
+        self._draws = 0
+        self.seed = 0
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | None = None) -> BatchStep:
+        """Deal a new deal in every row. ``seed`` (an int >= 0) restarts the deal generator."""
+        if seed is None:
+            seed = int(np.random.SeedSequence().entropy % (1 << 63))
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+        self.seed = int(seed) % (1 << 64)
+        self._deal_no[:] = 0
+        return self.reset_rows(np.arange(self.num_envs))
+
+    def reset_rows(self, rows, keys=None) -> BatchStep:
+        """Deal the next deal of each row in ``rows`` (ints 0..B-1); other rows are untouched.
+
+        ``keys`` (``uint64[len(rows)]``, optional): shuffle each row's deal from its key instead
+        of the engine's seeded stream (a caller that owns the randomness, e.g. a resumable
+        trainer, draws the keys from its own generator).
+        """
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs):
+            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}")
+        if keys is None:
+            keys = np.zeros(0, dtype=np.uint64)
+        else:
+            keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
+            if keys.shape != rows.shape:
+                raise ValueError(f"keys must have one entry per row ({rows.size}), got {keys.size}")
+        self._done[rows] = False
+        self._rew[rows] = 0.0
+        block, p0, p1, bstart = self._tables
+        _reset_rows(self.S, rows, keys, self._K, block, p0, p1, bstart, self._otabs, np.uint64(self.seed),
+                    self._deal_no, self._deck, self._obs, self._mask, self._seat)
+        return self._out()
+
+    def step(self, actions) -> BatchStep:
+        """Apply one action per row (``int[B]``; ignored for idle rows).
+
+        Raises:
+            ValueError: ``actions`` is not a 1-D integer array of length B.
+            IllegalActionError: an action is not legal in its row; the message names the row,
+                the action, the seat and the rule (as the reference engine words it).
+        """
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,):
+            raise ValueError(f"actions must have shape ({self.num_envs},) (one per row), got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        live = self._seat >= 0
+        ok = (a >= 0) & (a < self.num_actions)
+        ok[ok] = self._mask[np.flatnonzero(ok), a[ok]] == 1
+        bad = np.flatnonzero(live & ~ok)
+        if bad.size:
+            self._raise_illegal(int(bad[0]), int(a[bad[0]]))
+        block, p0, p1, bstart = self._tables
+        _step(self.S, a, self._K, block, p0, p1, bstart, self._otabs, np.uint64(self.seed), self._deal_no,
+              self._deck, self.autoreset, self.reward_scale, self._obs, self._mask, self._seat,
+              self._rew, self._done, self._res)
+        return self._out()
+
+    def release_rows(self, rows) -> BatchStep:
+        """Make the rows in ``rows`` idle (``seat = -1``; see the module doc) until
+        :meth:`reset_rows` deals them again. Their deals are abandoned without a result."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs):
+            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}")
+        for b in rows:
+            _idle(int(b), self._obs, self._mask, self._seat)
+        return self._out()
+
+    def buffers(self) -> BatchStep:
+        """The current buffers (what the last call returned), without stepping."""
+        return self._out()
+
+    def random_actions(self) -> np.ndarray:
+        """``int64[B]``: a uniformly random legal action per row (compiled; the random
+        baseline at batch speed). Draws from the engine's seeded stream."""
+        self._draws += 1
+        key = np.uint64((self.seed * 0x9E3779B97F4A7C15 + self._draws) % (1 << 64))
+        _sample_legal(self._mask_full.view(np.uint64), key, self._actions)
+        return self._actions
+
+    def state(self, row: int):
+        """The reference :class:`~blot_env.state.State` of a row (for Python agents and tests).
+
+        Its ``history`` keeps the auction calls; play-phase action ids are ``-1`` placeholders.
+        """
+        return to_state(self.S[row], self.cfg)
+
+    def deal_result(self, row: int) -> DealResult | None:
+        """The :class:`~blot_env.scoring.DealResult` of the deal that ended last in ``row``
+        (from the last step's ``result``; ``None`` if it has not ended at that step)."""
+        if not self._done[row]:
+            return None
+        r = self._res[row]
+        c = None
+        if r[0] >= 0:
+            c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
+                         plus=int(r[13]), double=int(r[14]), call=int(r[15]))
+        made = None if r[0] < 0 else bool(r[0])
+        return DealResult(c, made, (int(r[1]), int(r[2])), (int(r[3]), int(r[4])), (int(r[5]), int(r[6])),
+                          (int(r[7]), int(r[8])))
+
+    # ------------------------------------------------------------------ internals
+    def _out(self) -> BatchStep:
+        return BatchStep(*(_readonly(x) for x in (self._obs, self._mask, self._seat, self._rew, self._done,
+                                                  self._res)))
+
+    def _raise_illegal(self, row: int, action: int) -> None:
+        seat = int(self._seat[row])
+        try:
+            apply_action(self.state(row), action)
+        except IllegalActionError as e:
+            raise IllegalActionError(e.action, seat, f"row {row}: {e.reason}", e.legal) from None
+        raise IllegalActionError(str(action), seat, f"row {row}: the batched mask forbids it, "
+                                 "but the reference engine accepts it (please report this)")
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
+
+
+def _short() -> int:
+    from ..cards import SHORT_DECK
+
+    return SHORT_DECK
