@@ -10,10 +10,9 @@ with B = ``--batch`` rows: a compiled random legal action per row, then ``step``
 returns every row's observation and mask; agent steps = rows x steps; numba runs on one
 thread), and ``peer_<name>_steps_per_s`` for each peer that is installed, with the same
 random-play loop (a uniformly random legal action, observations computed at every step):
-OpenSpiel bridge and hearts through ``open_spiel.python.rl_environment`` (``pip install
-open_spiel``), RLCard's bridge (``pip install rlcard``) and PettingZoo classic Leduc and
-Limit Texas hold'em (rlcard games; PettingZoo imports pygame for them). Each figure is the
-best of ``--repeat`` runs (other load only slows a run down). ``--profile`` prints the top
+OpenSpiel bridge and hearts through ``open_spiel.python.rl_environment``, RLCard's bridge and
+PettingZoo classic Leduc and Limit Texas hold'em (``pip install -e ".[bench]"`` installs them
+all). Each figure is the best of ``--repeat`` runs (other load only slows a run down). ``--profile`` prints the top
 functions of a cProfile run of the wrapped loop (by internal time).
 """
 

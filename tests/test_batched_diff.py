@@ -59,8 +59,8 @@ def _choose(eng: BatchedEngine, mask: np.ndarray, rng: np.random.Generator) -> i
     return groups[g][rng.integers(len(groups[g]))]
 
 
-def _run(preset: str, kind: str, deals: int, rows: int = 16, seed: int = 7) -> Counter:
-    eng = BatchedEngine(preset, num_envs=rows, obs_kind=kind, seed=seed)
+def _run(preset: str, kind: str, deals: int, rows: int = 16, seed: int = 7, **overrides) -> Counter:
+    eng = BatchedEngine(preset, num_envs=rows, obs_kind=kind, seed=seed, **overrides)
     enc = ObservationEncoder(eng.cfg, kind)
     lay = eng.layout
     out = eng.reset(seed)
@@ -120,3 +120,20 @@ def test_batched_matches_reference_observation(preset):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_batched_matches_reference_information_state(preset):
     _run(preset, "information_state", max(DEALS // 4, 50), seed=11)
+
+
+#: knob combinations outside the presets (rules.md 8): the engine branches on knobs, not names
+VARIANTS = [
+    ("bazar", {"long_run": "100", "carre_table": "classic", "declaration_tie": "nobody", "undertrump": "forced"}),
+    ("bazar", {"kaput_bid": "terminal", "auction_end_passes": 3, "declarations": "auto", "auto_reveal": "end"}),
+    ("duel", {"jack_forces_dealer": False, "duel_open_card_choice": False, "taker_ge": True}),
+    ("duel-app", {"declarations": "manual", "carre_table": "armenian", "allow_nt": True}),
+    ("open", {"declarations": "auto", "open_complement": False}),
+    ("belote", {"declaration_tie": "trick1_order", "partner_exemption": False}),
+]
+
+
+@pytest.mark.parametrize(("preset", "overrides"), VARIANTS)
+def test_batched_matches_reference_on_knob_variants(preset, overrides):
+    seen = _run(preset, "observation", max(DEALS // 4, 50), seed=5, **overrides)
+    assert seen["PLAY"] > 0

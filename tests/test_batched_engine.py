@@ -109,3 +109,23 @@ def test_bad_input_errors_name_the_row_and_the_action():
         BatchedEngine("no-such-preset")
     with pytest.raises(ValueError, match="kind"):
         BatchedEngine("bazar", obs_kind="pixels")
+
+
+@pytest.mark.parametrize("rows", [1, 8192])
+def test_batch_size_extremes(rows):
+    eng = BatchedEngine("duel-app", num_envs=rows, seed=2)
+    for _ in range(40):
+        out = eng.step(eng.random_actions())
+    assert out.obs.shape == (rows, eng.obs_size)
+    assert (out.action_mask.sum(axis=1) > 0).all()
+
+
+def test_returned_buffers_are_read_only_and_state_matches_rows():
+    eng = BatchedEngine("bazar", num_envs=2, seed=4)
+    out = eng.step(eng.random_actions())
+    with pytest.raises(ValueError):
+        out.obs[0, 0] = 1.0
+    from blot_env.batched.convert import from_state
+
+    for b in range(2):
+        assert np.array_equal(from_state(eng.state(b)), eng.S[b])

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..actions import layout_for
 from ..cards import cards_of
-from ..engine import apply_action, deal_random  # noqa: F401  (deal_random: reference counterpart)
+from ..engine import apply_action
 from ..errors import IllegalActionError
 from ..rules_config import RulesConfig, make_rules
 from ..scoring import DealResult
