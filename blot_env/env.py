@@ -1,4 +1,5 @@
-"""The PettingZoo AEC environment of every blot preset (bookkeeping only; rules live in the engine).
+"""The PettingZoo AEC environment of every blot preset (bookkeeping only: the rules live in the
+reference engine and its compiled port, :mod:`blot_env.batched`).
 
 Quick start::
 
@@ -20,6 +21,7 @@ and docs/env.md for the spaces and the observation layouts.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,14 +29,28 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import layout_for
-from .engine import _apply, apply_action, check_action_id, current_seat, deal_random, deal_result, is_terminal
+from .batched import _layout as L
+from .batched import _single
+from .batched.convert import from_state, to_state
+from .cards import cards_of
+from .engine import (
+    _apply,
+    apply_action,
+    check_action_id,
+    current_seat,
+    deal_random,
+    deal_result,
+    is_terminal,
+    new_deal,
+)
 from .errors import ConfigError, IllegalActionError
 from .match import MatchState, after_deal, new_match
 from .observation import KINDS, ObservationEncoder
 from .record import initial_state, make_record, rules_to_record
 from .render import render_text
 from .rules_config import PRESETS, RulesConfig, make_rules, with_overrides
-from .state import State
+from .scoring import DealResult
+from .state import Contract, State
 from .view import seat_view
 from .wrappers import classic_stack
 
@@ -116,6 +132,16 @@ class raw_env(AECEnv):
         ``reset(seed=..., options={"dealer": d, "deal": {"dealer", "hands", "stock"}})``.
         No global RNG is used: ``reset(seed)`` fixes everything.
 
+    Implementation:
+        the live deal is one ``int64[1, ROW]`` row of the batched engine's layout
+        (:mod:`blot_env.batched._layout`), stepped by one compiled call per action
+        (:mod:`blot_env.batched._single`: the action with its legality check, then the next
+        seat's mask and observation, or the deal's score). ``engine.deal_random`` still deals
+        (the env's RNG draws are unchanged), the reference engine explains illegal actions,
+        and ``game_state`` is built from the row (``convert.to_state``) when first asked for
+        after a step; records are written when asked for. ``_ReferenceEnv`` steps the
+        reference engine instead; tests/test_env_fast.py checks that both behave identically.
+
     Version history:
         ``*_blot_v0`` (ENV_VERSION 0): first release.
     """
@@ -170,11 +196,35 @@ class raw_env(AECEnv):
         hi = np.concatenate([self._state_encoder.upper_bounds(), np.ones(4 * n * 32 + 32, np.float32)])
         self.state_space = spaces.Box(0.0, hi, (hi.size,), np.float32)
         self._rng: np.random.Generator | None = None
-        self._state: State | None = None
+        self._state: State | None = None  # the reference state; built lazily from the row (fast path)
         self._match: MatchState | None = None
-        self._records: list[dict] = []
+        self._records: list = []  # dicts, or (deal start, actions, result) tuples made into dicts on demand
         self._obs_cache: dict[str, dict] = {}
-        self._legal: frozenset[int] | None = None  # legal ids of the current state, once observed
+        self._legal: frozenset[int] | None = None  # reference path: legal ids of the state, once observed
+        self._agent_of_seat = tuple(self.possible_agents)
+        self._A, self._D = A, D
+        # the compiled per-deal encoder writes D0 entries; the match pieces (match episodes)
+        # come after them, per observer side, in ``_tail`` (see ``_set_tail``)
+        d0 = ObservationEncoder(cfg, observation_kind).size
+        if episode == "match" and (D != d0 + 4 or self.encoder.o_match != d0 or self.encoder.o_to_go != d0 + 2):
+            raise AssertionError("the match pieces must follow the per-deal observation")  # layout invariant
+        self._tail = np.zeros((2, D - d0), np.float32)
+        if not self._reference:
+            self._T, self._F = _single.tables(cfg, observation_kind)
+        self._row = np.zeros((1, L.ROW), np.int64)  # the live deal (fast path)
+        self._res = np.zeros(16, np.int64)  # the compiled scorer's output
+        self._hist: list[int] = []  # every action id of the current deal
+        self._deal0: State | None = None  # the current deal before its first action
+        self._done_result: DealResult | None = None  # result of the current deal once it is over
+        # the agent to act, and its observation and mask, which the last compiled call wrote
+        self._pre_agent: str | None = None
+        self._pre_obs: np.ndarray | None = None
+        self._pre_mask: np.ndarray | None = None
+        self._dirty = False  # rewards or infos hold values of a deal's end
+
+    #: private switch: run every step through the reference engine (immutable State, seat_view,
+    #: ObservationEncoder) instead of the compiled row; ``_ReferenceEnv`` sets it (tests compare both)
+    _reference: ClassVar[bool] = False
 
     def seat_of(self, agent: str) -> int:
         """The seat of an agent name (``"player_2"`` -> 2)."""
@@ -225,19 +275,38 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
+        self._dirty = False
+        self._set_tail()
         self._start_deal(dealer, deal)
 
     def _start_deal(self, dealer: int, deal: dict | None = None) -> None:
         if deal is not None:
             rules = rules_to_record(self.cfg)
-            self._state = initial_state({"format": "blot-record/1", "preset": self.cfg.preset, "rules": rules,
-                                         "dealer": dealer, "hands": list(deal["hands"]),
-                                         "stock": deal.get("stock", ""), "actions": []})
+            state = initial_state({"format": "blot-record/1", "preset": self.cfg.preset, "rules": rules,
+                                   "dealer": dealer, "hands": list(deal["hands"]),
+                                   "stock": deal.get("stock", ""), "actions": []})
         else:
-            self._state = deal_random(self.cfg, self._rng, dealer)
+            state = deal_random(self.cfg, self._rng, dealer)
+        self._state = self._deal0 = state
         self._obs_cache = {}
         self._legal = None
-        self.agent_selection = self.possible_agents[current_seat(self._state)]
+        self._done_result = None
+        if self._reference:
+            self.agent_selection = self.possible_agents[current_seat(state)]
+            return
+        self._hist = []
+        # the reference dealt the cards (same RNG draws as ever); the compiled deal_row lays the
+        # same cards into the row (what convert.from_state(state) gives, faster)
+        if state.piles:
+            cards = [c for p in state.piles for c in p]
+        else:
+            cards = [c for h in state.start_hands for c in cards_of(h)]
+        cards = np.array(cards + list(state.stock), dtype=np.int64)
+        obs = np.empty(self._D, np.float32)
+        mask = np.empty(self._A, np.int8)
+        seat = _single.start_one(self._row, self._T, self._F, self._tail, state.dealer, cards, obs, mask)
+        self.agent_selection = self._pre_agent = self._agent_of_seat[seat]
+        self._pre_obs, self._pre_mask = obs, mask
 
     def step(self, action: int | None) -> None:
         """The agent to act takes ``action`` (an id of the layout; ``None`` for a finished agent).
@@ -248,6 +317,62 @@ class raw_env(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
+        if self._reference:
+            return self._step_reference(agent, action)
+        if type(action) is not int:
+            seat = self._seat_of[agent]
+            if action is None:
+                raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
+            action = check_action_id(action, seat)
+        obs = np.empty(self._D, np.float32)
+        mask = np.empty(self._A, np.int8)
+        if 0 <= action < self._A:
+            code = _single.step_one(self._row, self._T, self._F, self._tail, action, obs, mask, self._res)
+        else:
+            code = -1
+        if code < 0 and code != _single.DEAL_OVER:
+            self._explain_illegal(action)  # raises; the row is untouched
+        self._hist.append(action)
+        self._state = None
+        self._obs_cache = {}
+        self._cumulative_rewards[agent] = 0.0
+        if self._dirty:
+            self._clear_step()
+        if code >= 0:
+            self.agent_selection = self._pre_agent = self._agent_of_seat[code]
+            self._pre_obs, self._pre_mask = obs, mask
+            return None
+        self._pre_agent = None
+        r = self._res
+        if r[0] < 0:
+            result = DealResult(None, None, (0, 0), (0, 0), (0, 0), (0, 0))
+        else:
+            c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
+                         plus=int(r[13]), double=int(r[14]), call=int(r[15]))
+            result = DealResult(c, bool(r[0]), (int(r[1]), int(r[2])), (int(r[3]), int(r[4])),
+                                (int(r[5]), int(r[6])), (int(r[7]), int(r[8])))
+        self._done_result = result
+        self._end_deal(result, (self._deal0, tuple(self._hist), result))
+        self._accumulate_rewards()
+        return None
+
+    def _explain_illegal(self, action: int) -> None:
+        """Raise the reference engine's IllegalActionError for an action the compiled check refused."""
+        seat = self._seat_of[self.agent_selection]
+        apply_action(self.game_state, action)
+        raise IllegalActionError(str(action), seat, "the compiled engine refuses it but the reference engine "
+                                 "accepts it (please report this)")
+
+    def _clear_step(self) -> None:
+        """Zero the rewards and empty the infos that the end of a deal filled."""
+        for a in self.rewards:
+            self.rewards[a] = 0.0
+        for a in self.infos:
+            if self.infos[a]:
+                self.infos[a] = {}
+        self._dirty = False
+
+    def _step_reference(self, agent: str, action: int | None) -> None:
         seat = self._seat_of[agent]
         if action is None:
             raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
@@ -262,22 +387,17 @@ class raw_env(AECEnv):
         self._obs_cache = {}
         self._legal = None
         self._cumulative_rewards[agent] = 0.0
-        for a in self.rewards:
-            self.rewards[a] = 0.0
-        for a in self.infos:
-            if self.infos[a]:
-                self.infos[a] = {}
+        self._clear_step()
         if is_terminal(state):
-            self._end_deal(state)
+            self._end_deal(deal_result(state), make_record(state))
         else:
             self.agent_selection = self.possible_agents[current_seat(state)]
         self._accumulate_rewards()
 
-    def _end_deal(self, state: State) -> None:
-        result = deal_result(state)
-        lay = self.layout
-        rj = result.to_json(lay.describe)
-        self._records.append(make_record(state))
+    def _end_deal(self, result: DealResult, record: dict | tuple) -> None:
+        rj = result.to_json(self.layout.describe)
+        self._records.append(record)
+        self._dirty = True
         diff = (result.score[0] - result.score[1]) * self.reward_scale
         for a in self.agents:
             self.infos[a] = {"deal_result": rj}
@@ -287,6 +407,7 @@ class raw_env(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
             return
         m = self._match = after_deal(self._match, result)
+        self._set_tail()
         for a in self.agents:
             side = self._seat_of[a] % 2
             r = (diff if side == 0 else -diff) if self.deal_rewards else 0.0
@@ -301,32 +422,59 @@ class raw_env(AECEnv):
         else:
             self._start_deal(m.dealer)
 
+    def _set_tail(self) -> None:
+        """The match pieces of the observation per observer side (``ObservationEncoder.encode``
+        with the current match totals): totals / target capped at 10, then what is left / target."""
+        if self._match is None:
+            return
+        totals = self._match.totals
+        t = float(self.cfg.target)
+        tail = np.zeros((2, 4), np.float32)
+        for me in (0, 1):
+            for side in (0, 1):
+                tot = totals[me ^ side]
+                tail[me, side] = min(tot / t, 10.0)
+                tail[me, 2 + side] = max(t - tot, 0.0) / t
+        self._tail = tail  # a new array: clones may share the old one
+
     # ------------------------------------------------------------------ observations
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """``{"observation": float32[D], "action_mask": int8[A]}`` of ``agent`` (any agent, any time).
 
-        The returned arrays are cached until the next ``step``; do not modify them in place.
+        The returned arrays are cached until the next ``step`` (each step makes new ones, so
+        arrays kept from earlier steps stay as they were); do not modify them in place.
         """
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        seat = self._seat_of[agent]
-        view = seat_view(self._state, seat)
-        obs = self.encoder.encode(view, self._match.totals if self._match is not None else None)
-        mask = np.zeros(self.layout.num_actions, dtype=np.int8)
-        if view.legal and agent in self.terminations and not (self.terminations[agent] or self.truncations[agent]):
-            mask[list(view.legal)] = 1
-            self._legal = frozenset(view.legal)
-        out = {"observation": obs, "action_mask": mask}
+        live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
+        if self._reference:
+            out = self._observe_reference(agent, live)
+        elif agent == self._pre_agent and live:
+            out = {"observation": self._pre_obs, "action_mask": self._pre_mask}
+        else:
+            obs = np.empty(self._D, np.float32)
+            mask = np.empty(self._A, np.int8)
+            _single.observe_one(self._row, self._T, self._F, self._tail, self._seat_of[agent], live, obs, mask)
+            out = {"observation": obs, "action_mask": mask}
         self._obs_cache[agent] = out
         return out
+
+    def _observe_reference(self, agent: str, live: bool) -> dict[str, np.ndarray]:
+        view = seat_view(self._state, self._seat_of[agent])
+        obs = self.encoder.encode(view, self._match.totals if self._match is not None else None)
+        mask = np.zeros(self.layout.num_actions, dtype=np.int8)
+        if view.legal and live:
+            mask[list(view.legal)] = 1
+            self._legal = frozenset(view.legal)
+        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """Full-information ``float32`` vector (``state_space``): seat 0's information-state
         encoding, then (absolute seats) every seat's current cards, cards at the start of play
         (0 during the auction), claimed cards and show-set cards (``n x 32`` each), and the
         undealt stock (32)."""
-        s = self._state
+        s = self.game_state
         n = self.cfg.num_players
         base = self._state_encoder.encode(seat_view(s, 0), self._match.totals if self._match else None)
         masks = list(s.hands) + list(s.play_hands or (0,) * n)
@@ -339,8 +487,15 @@ class raw_env(AECEnv):
 
     @property
     def game_state(self) -> State:
-        """The engine's immutable deal state (full information; do not give it to agents)."""
-        return self._state
+        """The engine's immutable deal state (full information; do not give it to agents).
+
+        Built on first access after a step (``convert.to_state`` of the compiled row, with the
+        env's own list of the deal's actions as its history), then cached until the next step.
+        """
+        s = self._state
+        if s is None and self._deal0 is not None:
+            s = self._state = to_state(self._row[0], self.cfg, self._hist)
+        return s
 
     @property
     def match_state(self) -> MatchState | None:
@@ -349,20 +504,34 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ records
     def record(self) -> dict:
         """The deal record of the current deal so far (spec/deal-record.md, ``make_record``)."""
-        return make_record(self._state)
+        if self._reference:
+            return make_record(self._state)
+        return self._make_record(self._deal0, self._hist, self._done_result)
+
+    def _make_record(self, deal0: State, actions, result: DealResult | None) -> dict:
+        """``make_record`` of the deal ``deal0`` after ``actions``, with ``result`` if it is over
+        (the same dict, without replaying the actions)."""
+        rec = make_record(replace(deal0, history=tuple(actions)), include_result=False)
+        if result is not None:
+            rec["result"] = result.to_json(self.layout.describe)
+        return rec
 
     def match_record(self) -> dict:
         """``blot-match/1`` record of the finished deals (match mode; deal mode: the finished deal)."""
-        rules = dict(self._records[0]["rules"]) if self._records else {}
+        recs = self._records
+        for i, r in enumerate(recs):
+            if isinstance(r, tuple):
+                recs[i] = self._make_record(*r)
+        rules = dict(recs[0]["rules"]) if recs else {}
         totals = list(self._match.totals) if self._match else None
         winner = self._match.winner if self._match else None
         return {"format": "blot-match/1", "preset": self.cfg.preset, "rules": rules,
-                "deals": list(self._records), "totals": totals, "winner": winner}
+                "deals": list(recs), "totals": totals, "winner": winner}
 
     # ------------------------------------------------------------------ clone
     def get_state(self) -> dict:
-        """A snapshot of everything that evolves (immutable engine state, RNG state, bookkeeping)."""
-        return {
+        """A snapshot of everything that evolves (the deal, RNG state, bookkeeping)."""
+        snap = {
             "state": self._state, "match": self._match,
             "rng": copy.deepcopy(self._rng.bit_generator.state) if self._rng is not None else None,
             "agents": list(self.agents), "rewards": dict(self.rewards),
@@ -372,10 +541,14 @@ class raw_env(AECEnv):
             "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
             "records": list(self._records),
         }
+        if not self._reference:
+            snap.update(row=self._row.copy(), history=tuple(self._hist), deal_start=self._deal0,
+                        done_result=self._done_result)
+        return snap
 
     def set_state(self, snap: dict) -> None:
         """Restore a :meth:`get_state` snapshot (of an env with the same rules and options)."""
-        self._state = snap["state"]
+        state = snap["state"]
         self._match = snap["match"]
         if snap["rng"] is not None:
             self._rng = np.random.default_rng()
@@ -391,13 +564,33 @@ class raw_env(AECEnv):
         self._records = list(snap["records"])
         self._obs_cache = {}
         self._legal = None
+        self._dirty = True
+        self._set_tail()
+        if "row" in snap:  # a snapshot of the fast path
+            row, hist = snap["row"], snap["history"]
+            deal0, done = snap["deal_start"], snap["done_result"]
+            if self._reference and state is None:
+                state = to_state(row[0], self.cfg, hist)
+        else:  # a snapshot of the reference path
+            row, hist = from_state(state)[None, :], state.history
+            deal0 = new_deal(self.cfg, state.dealer, state.start_hands, state.stock, state.piles or None)
+            done = deal_result(state) if is_terminal(state) else None
+        self._state = state
+        self._deal0 = deal0
+        if not self._reference:
+            self._row = np.array(row, dtype=np.int64)  # a copy: the clone steps its own row
+            self._res = np.zeros(16, np.int64)
+            self._hist = list(hist)
+            self._done_result = done
+            self._pre_agent = None
 
     def __deepcopy__(self, memo: dict) -> raw_env:
-        new = copy.copy(self)  # shares the immutable config, layout and encoders
-        if self._state is not None:
+        new = copy.copy(self)  # shares the immutable config, layout, encoders and tables
+        if self._deal0 is not None:
             new.set_state(self.get_state())
         else:
             new._obs_cache, new._legal = {}, None
+            new._row, new._res = self._row.copy(), self._res.copy()
         return new
 
     # ------------------------------------------------------------------ render
@@ -408,7 +601,7 @@ class raw_env(AECEnv):
 
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        return render_text(self._state, self.render_seat, self.render_all_hands,
+        return render_text(self.game_state, self.render_seat, self.render_all_hands,
                            self._match.totals if self._match else None)
 
     def close(self) -> None:
@@ -476,3 +669,11 @@ def register_envs() -> list[str]:
 
 
 __all__ = ["ENV_VERSION", "env", "env_id", "make", "parallel_env", "raw_env", "register_envs"]
+
+
+class _ReferenceEnv(raw_env):
+    """:class:`raw_env` stepped by the reference engine (immutable :class:`State`,
+    ``seat_view``, :class:`ObservationEncoder`, ``make_record`` at every deal's end): the
+    behaviour the compiled path must reproduce (tests/test_env_fast.py compares the two)."""
+
+    _reference = True

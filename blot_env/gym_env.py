@@ -161,8 +161,8 @@ class BlotGymEnv(gym.Env):
                 return reward, False
             s = raw.seat_of(agent)
             pol = self._policies[s]
-            if pol is None:
-                legal = seat_view(raw.game_state, s).legal
+            if pol is None:  # the legal ids, ascending, as seat_view(...).legal lists them
+                legal = np.flatnonzero(raw.observe(agent)["action_mask"])
                 a = legal[int(self.np_random.integers(len(legal)))]
             elif pol[0] == "view":
                 a = pol[1](seat_view(raw.game_state, s))

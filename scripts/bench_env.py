@@ -4,16 +4,17 @@
 
 Keys: ``aec_steps_per_s`` (``blot_env.env()`` with PettingZoo's wrapper stack: ``last()``
 with the observation, then ``step``), ``raw_env_steps_per_s`` (the unwrapped env, same loop),
-``engine_steps_per_s`` (``legal_actions`` + ``apply_action`` only), ``seat_view_us`` and
-``encode_us`` (per call), ``batched_steps_per_s`` (:class:`blot_env.batched.BatchedEngine`
-with B = ``--batch`` rows: a compiled random legal action per row, then ``step``, which
-returns every row's observation and mask; agent steps = rows x steps; numba runs on one
-thread), and ``peer_<name>_steps_per_s`` for each peer that is installed, with the same
-random-play loop (a uniformly random legal action, observations computed at every step):
-OpenSpiel bridge and hearts through ``open_spiel.python.rl_environment``, RLCard's bridge and
-PettingZoo classic Leduc and Limit Texas hold'em (``pip install -e ".[bench]"`` installs them
-all). Each figure is the best of ``--repeat`` runs (other load only slows a run down). ``--profile`` prints the top
-functions of a cProfile run of the wrapped loop (by internal time).
+``engine_steps_per_s`` (the reference engine's ``legal_actions`` + ``apply_action`` only),
+``seat_view_us`` and ``encode_us`` (per call), ``batched_steps_per_s``
+(:class:`blot_env.batched.BatchedEngine` with B = ``--batch`` rows: a compiled random legal
+action per row, then ``step``, which returns every row's observation and mask; agent steps =
+rows x steps; numba runs on one thread), and ``peer_<name>_steps_per_s`` for each peer that is
+installed, with the same random-play loop (a uniformly random legal action, observations
+computed at every step): OpenSpiel bridge and hearts through ``pyspiel`` (observation
+tensors), RLCard's bridge and PettingZoo classic Leduc and Limit Texas hold'em (``pip install
+-e ".[bench]"`` installs them all). Each figure is the best of ``--repeat`` runs (other load
+only slows a run down). ``--profile`` prints the top functions of a cProfile run of the
+wrapped loop (by internal time).
 """
 
 from __future__ import annotations
@@ -103,22 +104,28 @@ def bench_batched(preset: str, kind: str, batch: int, steps: int, seed: int = 0)
 
 
 def _peer_openspiel(game: str, steps: int, seed: int = 0) -> float:
+    """pyspiel directly: chance outcomes sampled, then per decision the acting player's
+    observation tensor (the information-state tensor where the game has none, e.g. hearts),
+    its legal actions and a random one."""
     import pyspiel
-    from open_spiel.python import rl_environment
 
     # bridge: play the cards (the default scores the auction by a double-dummy solve instead)
-    params = {"use_double_dummy_result": False} if game == "bridge" else {}
-    e = rl_environment.Environment(pyspiel.load_game(game, params),
-                                   chance_event_sampler=rl_environment.ChanceEventSampler(seed=seed))
+    g = pyspiel.load_game(game, {"use_double_dummy_result": False} if game == "bridge" else {})
+    tensor = "observation_tensor" if g.get_type().provides_observation_tensor else "information_state_tensor"
     rng = np.random.default_rng(seed)
     done = 0
     t0 = time.perf_counter()
     while done < steps:
-        ts = e.reset()
-        while not ts.last():
-            p = ts.observations["current_player"]
-            legal = ts.observations["legal_actions"][p]
-            ts = e.step([legal[rng.integers(len(legal))]])
+        st = g.new_initial_state()
+        while not st.is_terminal():
+            if st.is_chance_node():
+                outs = st.chance_outcomes()
+                st.apply_action(outs[rng.integers(len(outs))][0])
+                continue
+            p = st.current_player()
+            getattr(st, tensor)(p)
+            legal = st.legal_actions(p)
+            st.apply_action(legal[rng.integers(len(legal))])
             done += 1
     return done / (time.perf_counter() - t0)
 

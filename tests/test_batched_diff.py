@@ -8,7 +8,8 @@ per-seat rewards and the result (``scoring.score_deal``) must too. Actions are d
 block-weighted random policy that reaches contra, recontra, kaput, kaput+N, the manual
 declaration protocol, capots and early kaput stops; the test asserts those phases occurred.
 
-``BLOT_DIFF_DEALS`` (default 400) sets the deals per preset and kind.
+``BLOT_DIFF_DEALS`` (default 1000) sets the deals per preset for the observation kind (a quarter
+of it for the information state and for each knob variant).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from blot_env.engine import apply_action, current_seat, deal_result, is_terminal
 from blot_env.observation import ObservationEncoder
 from blot_env.view import seat_view
 
-DEALS = int(os.environ.get("BLOT_DIFF_DEALS", "400"))
+DEALS = int(os.environ.get("BLOT_DIFF_DEALS", "1000"))
 #: relative weight of choosing an action of each block (then uniform inside the block)
 WEIGHTS = {"PASS": 3.0, "CONTRA": 1.0, "RECONTRA": 2.0, "BID": 1.5, "KAPUT": 0.2, "KAPUT_PLUS": 0.5,
            "REVEAL": 3.0, "CONCEDE": 1.0}

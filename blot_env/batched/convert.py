@@ -9,6 +9,8 @@ rollout turns rows back into states where a Python agent (a rule-based baseline)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..actions import layout_for
@@ -138,8 +140,9 @@ def from_state(state: State) -> np.ndarray:
     return r
 
 
-def _ints(row: np.ndarray, off: int, k: int) -> tuple[int, ...]:
-    return tuple(int(x) for x in row[off:off + k])
+def _ints(row: list[int], off: int, k: int) -> tuple[int, ...]:
+    """``row[off:off + k]`` as a tuple (``row``: the row as a list of Python ints)."""
+    return tuple(row[off:off + k])
 
 
 def _claim_hand(state_cards: dict, cfg: RulesConfig, seat: int) -> int:
@@ -152,14 +155,20 @@ def _claim_hand(state_cards: dict, cfg: RulesConfig, seat: int) -> int:
     return hand
 
 
-def to_state(row: np.ndarray, cfg: RulesConfig) -> State:
+def to_state(row: np.ndarray, cfg: RulesConfig, history: Sequence[int] | None = None) -> State:
     """The reference :class:`State` of a row (inverse of :func:`from_state`).
+
+    The row keeps the auction calls but only the number of later actions (``NHIST``): without
+    ``history`` the play-phase part of ``State.history`` is ``-1`` placeholders; ``history``
+    (every action id of the deal, as the caller kept them) makes the state complete.
 
     Raises:
         ValueError: the row's claim does not match any combination of the seat's hand (a
-            corrupted row).
+            corrupted row), or ``history`` does not have ``NHIST`` actions starting with the
+            row's auction calls.
     """
-    row = np.asarray(row)
+    full_history = history
+    row = np.asarray(row).tolist()  # Python ints: one conversion instead of one per field
     n = cfg.num_players
     phase = Phase(int(row[L.PHASE]))
     ncalls = int(row[L.NCALLS])
@@ -211,9 +220,14 @@ def to_state(row: np.ndarray, cfg: RulesConfig) -> State:
     # the history's play-phase part: the reference keeps every action id; the row keeps the count
     # only, so pad with the plays' card ids where they are known (used by records, not by rules)
     nhist = int(row[L.NHIST])
-    extra = nhist - len(history)
-    if extra > 0:
-        history = history + (-1,) * extra
+    if full_history is not None:
+        full = tuple(int(a) for a in full_history)
+        if len(full) != nhist or full[:len(history)] != history:
+            raise ValueError(f"history of {len(full)} actions does not match the row's {nhist} "
+                             f"(auction calls {list(history)})")
+        history = full
+    elif nhist > len(history):
+        history = history + (-1,) * (nhist - len(history))
     face_down = _ints(row, L.FACE_DOWN, n) if piles else ()
     unlaid = _ints(row, L.UNLAID, n) if piles else ()
     return State(

@@ -25,6 +25,7 @@ from typing import NamedTuple
 
 import numba as nb
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..actions import layout_for
 from ..cards import cards_of
@@ -32,7 +33,7 @@ from ..engine import apply_action
 from ..errors import IllegalActionError
 from ..rules_config import RulesConfig, make_rules
 from ..scoring import DealResult
-from ..state import Contract
+from ..state import Contract, State
 from . import _core, _obs, _score
 from . import _layout as L
 from .convert import to_state
@@ -252,7 +253,7 @@ class BatchedEngine:
         self._deal_no[:] = 0
         return self.reset_rows(np.arange(self.num_envs))
 
-    def reset_rows(self, rows, keys=None) -> BatchStep:
+    def reset_rows(self, rows: ArrayLike, keys: ArrayLike | None = None) -> BatchStep:
         """Deal the next deal of each row in ``rows`` (ints 0..B-1); other rows are untouched.
 
         ``keys`` (``uint64[len(rows)]``, optional): shuffle each row's deal from its key instead
@@ -275,7 +276,7 @@ class BatchedEngine:
                     self._deal_no, self._deck, self._obs, self._mask, self._seat)
         return self._out()
 
-    def step(self, actions) -> BatchStep:
+    def step(self, actions: ArrayLike) -> BatchStep:
         """Apply one action per row (``int[B]``; ignored for idle rows).
 
         Raises:
@@ -301,7 +302,7 @@ class BatchedEngine:
               self._rew, self._done, self._res)
         return self._out()
 
-    def release_rows(self, rows) -> BatchStep:
+    def release_rows(self, rows: ArrayLike) -> BatchStep:
         """Make the rows in ``rows`` idle (``seat = -1``; see the module doc) until
         :meth:`reset_rows` deals them again. Their deals are abandoned without a result."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1)
@@ -317,13 +318,14 @@ class BatchedEngine:
 
     def random_actions(self) -> np.ndarray:
         """``int64[B]``: a uniformly random legal action per row (compiled; the random
-        baseline at batch speed). Draws from the engine's seeded stream."""
+        baseline at batch speed). Draws from the engine's seeded stream. The array is a buffer
+        that the next call overwrites."""
         self._draws += 1
         key = np.uint64((self.seed * 0x9E3779B97F4A7C15 + self._draws) % (1 << 64))
         _sample_legal(self._mask_full.view(np.uint64), key, self._actions)
         return self._actions
 
-    def state(self, row: int):
+    def state(self, row: int) -> State:
         """The reference :class:`~blot_env.state.State` of a row (for Python agents and tests).
 
         Its ``history`` keeps the auction calls; play-phase action ids are ``-1`` placeholders.

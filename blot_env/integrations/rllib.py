@@ -44,7 +44,6 @@ from ray.rllib.utils.torch_utils import FLOAT_MIN
 from agents.ppo.config import NetworkConfig
 from agents.ppo.network import ActorCritic, initial_policy_bias
 from blot_env.actions import layout_for
-from blot_env.engine import legal_actions
 from blot_env.env import raw_env
 from blot_env.integrations.rllib_config import RLlibRunConfig
 from blot_env.rules_config import make_rules
@@ -163,11 +162,12 @@ class BlotMultiAgentEnv(MultiAgentEnv):
         if not self.skip_forced:
             return
         while not self._done():
-            legal = legal_actions(self.raw.game_state)
+            raw = self.raw
+            legal = np.flatnonzero(raw.observe(raw.agent_selection)["action_mask"])  # the env's cached mask
             if len(legal) != 1:
                 return
             self.forced_steps += 1
-            self._step_raw(legal[0], rewards)
+            self._step_raw(int(legal[0]), rewards)
 
     def _final(self, rewards: dict[str, float]):
         r = self.raw

@@ -1,0 +1,137 @@
+"""One deal in compiled code, for the AEC env (:class:`blot_env.env.raw_env`).
+
+The env keeps its live deal as one row (``int64[1, ROW]``, the layout of ``_layout.py``) and
+makes **one** compiled call per step: :func:`step_one` applies the action (checked, as
+``engine.apply_action``), and then either scores the finished deal (``_score.score_row``) or
+writes the next seat's legal mask and observation. The row functions are those of the batched
+engine (``_core``, ``_obs``, ``_score``), which ``tests/test_batched_diff.py`` checks move for
+move against the reference engine.
+
+Numba's dispatch costs about 50 ns per array argument, so every table the compiled code reads
+travels in two flat arrays built once per env by :func:`tables`:
+
+- ``T`` (``int64``): the knobs ``K`` (``NK``), then ``block``, ``p0``, ``p1`` (``A`` each) and
+  ``bstart`` (``NB``) of ``_layout.action_tables``, then ``ti`` (``NTI``), ``grid``, ``hpos``
+  (``A`` each) and ``cf_idx`` (``A x MAXF``, row-major) of ``_obs.obs_tables``;
+- ``F`` (``float32``): ``cf_val`` (``A x MAXF``, row-major).
+
+``tail`` (``float32[2, TT]``) is appended to every observation after the ``D`` entries of the
+per-deal encoder: row ``seat % 2`` (the observer's side). The env passes the match pieces there
+(``TT = 4``) in match episodes and an empty ``float32[2, 0]`` otherwise.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from ..rules_config import RulesConfig
+from . import _core, _obs, _score
+from . import _layout as L
+
+DEAL_OVER = -10
+"""Returned by :func:`step_one` when the action ended the deal (the result is in ``res``)."""
+
+
+def tables(cfg: RulesConfig, kind: str) -> tuple[np.ndarray, np.ndarray]:
+    """``(T, F)``: the flat ``int64`` and ``float32`` tables of ``(cfg, kind)`` (module doc)."""
+    K = L.knobs(cfg)
+    block, p0, p1, bstart = L.action_tables(cfg)
+    ti, cf_idx, cf_val, grid, hpos = _obs.obs_tables(cfg, kind)
+    T = np.concatenate([K, block, p0, p1, bstart, ti, grid, hpos, cf_idx.ravel()]).astype(np.int64)
+    return np.ascontiguousarray(T), np.ascontiguousarray(cf_val.ravel(), dtype=np.float32)
+
+
+@njit(cache=True, inline="always")
+def _unpack(T, F):
+    A = T[L.K_NUM_ACTIONS]
+    o = L.NK
+    K = T[0:o]
+    block = T[o:o + A]
+    o += A
+    p0 = T[o:o + A]
+    o += A
+    p1 = T[o:o + A]
+    o += A
+    bstart = T[o:o + L.NB]
+    o += L.NB
+    ti = T[o:o + _obs.NTI]
+    o += _obs.NTI
+    grid = T[o:o + A]
+    o += A
+    hpos = T[o:o + A]
+    o += A
+    cf_idx = T[o:o + A * _obs.MAXF].reshape((A, _obs.MAXF))
+    cf_val = F[0:A * _obs.MAXF].reshape((A, _obs.MAXF))
+    return K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val
+
+
+@njit(cache=True)
+def _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs):
+    _obs.encode_row(S, 0, K, ti, cf_idx, cf_val, grid, hpos, seat, obs)
+    D = ti[_obs.T_D]
+    side = seat & 1
+    for j in range(tail.shape[1]):
+        obs[D + j] = tail[side, j]
+
+
+@njit(cache=True)
+def _refresh(S, T, F, tail, obs, mask):
+    K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val = _unpack(T, F)
+    seat = _core.current_seat(S, 0, K)
+    _core.legal_mask_row(S, 0, K, block, p0, p1, bstart, mask)
+    _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs)
+    return seat
+
+
+@njit(cache=True)
+def start_one(S, T, F, tail, dealer, cards, obs, mask):
+    """Deal row 0 of ``S`` (``_core.deal_row``: ``cards`` as ``engine.deal_random`` lays them out,
+    seat ``s`` holding ``cards[s*k:(s+1)*k]``, the stock after them) and write the first seat's
+    mask (``int8[A]``) and observation (``float32[D + TT]``). Returns that seat."""
+    K = T[0:L.NK]
+    _core.deal_row(S, 0, K, dealer, cards)
+    return _refresh(S, T, F, tail, obs, mask)
+
+
+@njit(cache=True)
+def step_one(S, T, F, tail, a, obs, mask, res):
+    """The seat to act in row 0 takes action ``a``.
+
+    Returns a negative ``_core.ERR_*`` code (the deal is over, ``a`` outside ``0..A-1``, or
+    ``a`` illegal; the row is untouched), :data:`DEAL_OVER` (``res`` then holds the result:
+    ``_score.score_row``'s made, tricks[2], card points[2], combinations[2], score[2], then the
+    contract's seat, strain, value, kind, plus, double, call), or the next seat to act, whose
+    mask and observation are then written to ``mask`` and ``obs``.
+    """
+    K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val = _unpack(T, F)
+    err = _core.apply_row(S, 0, K, block, p0, p1, bstart, a)
+    if err < 0:
+        return err
+    if S[0, L.PHASE] == 2:
+        _score.score_row(S, 0, K, res)
+        for i in range(7):
+            res[_score.NRES + i] = S[0, L.C_SEAT + i]
+        return DEAL_OVER
+    seat = _core.current_seat(S, 0, K)
+    _core.legal_mask_row(S, 0, K, block, p0, p1, bstart, mask)
+    _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs)
+    return seat
+
+
+@njit(cache=True)
+def observe_one(S, T, F, tail, seat, with_mask, obs, mask):
+    """Observation of any ``seat`` into ``obs``; ``mask`` gets the legal mask when ``with_mask``
+    and ``seat`` is to act, else zeros. Returns the seat to act (-1: the deal is over)."""
+    K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val = _unpack(T, F)
+    _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs)
+    to_act = _core.current_seat(S, 0, K)
+    if with_mask and to_act == seat:
+        _core.legal_mask_row(S, 0, K, block, p0, p1, bstart, mask)
+    else:
+        for i in range(mask.shape[0]):
+            mask[i] = 0
+    return to_act
+
+
+__all__ = ["DEAL_OVER", "observe_one", "start_one", "step_one", "tables"]

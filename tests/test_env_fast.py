@@ -1,0 +1,236 @@
+"""The compiled AEC env against the reference path, step by step (issue 4's throughput item).
+
+``raw_env`` keeps its deal as a compiled row (``blot_env.batched._single``); ``_ReferenceEnv``
+is the same class stepped by the reference engine (immutable State, ``seat_view``,
+``ObservationEncoder``, ``make_record``). Both play the same random deals with the same
+actions; at every step the agent to act, every agent's observation and mask, the rewards,
+cumulative rewards, terminations, truncations and infos must be identical, and so must the
+records, the ``game_state``, ``state()`` and the errors of illegal actions. The wrapped env
+(``env()``) is also compared with PettingZoo's own wrapper classes around the reference path.
+
+``BLOT_ENV_FAST_DEALS`` (default 40) sets the deals per preset and observation kind.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.utils import wrappers as pzw
+
+from blot_env import PRESETS
+from blot_env.batched.convert import from_state
+from blot_env.env import _ReferenceEnv, env, raw_env
+from blot_env.errors import IllegalActionError
+from blot_env.observation import KINDS
+
+DEALS = int(os.environ.get("BLOT_ENV_FAST_DEALS", "40"))
+#: relative weight of an action block (then uniform inside it): reaches contra, recontra,
+#: kaput(+N), the declaration protocol and passed-out deals more often than uniform play
+WEIGHTS = {"PASS": 3.0, "CONTRA": 1.0, "RECONTRA": 2.0, "BID": 1.5, "KAPUT": 0.2, "KAPUT_PLUS": 0.5,
+           "REVEAL": 3.0, "CONCEDE": 1.0}
+
+
+@pytest.fixture(autouse=True)
+def _quiet():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def choose(e, mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(mask)
+    groups: dict[str, list[int]] = {}
+    for a in legal:
+        groups.setdefault(e.layout.block_of[int(a)], []).append(int(a))
+    names = list(groups)
+    w = np.array([WEIGHTS.get(g, 1.0) for g in names])
+    g = names[rng.choice(len(names), p=w / w.sum())]
+    if g == "ANNOUNCE" and rng.random() < 0.8:
+        return groups[g][-1]
+    return groups[g][int(rng.integers(len(groups[g])))]
+
+
+def same_obs(a, b, agent, where) -> None:
+    oa, ob = a.observe(agent), b.observe(agent)
+    assert oa["observation"].dtype == np.float32 and oa["action_mask"].dtype == np.int8
+    assert np.array_equal(oa["observation"], ob["observation"]), (where, agent, np.flatnonzero(
+        oa["observation"] != ob["observation"]))
+    assert np.array_equal(oa["action_mask"], ob["action_mask"]), (where, agent)
+
+
+def same_bookkeeping(a, b, where) -> None:
+    assert a.agents == b.agents and a.agent_selection == b.agent_selection, where
+    assert a.rewards == b.rewards and a._cumulative_rewards == b._cumulative_rewards, where
+    assert a.terminations == b.terminations and a.truncations == b.truncations, where
+    assert a.infos == b.infos, where
+
+
+def lockstep(fast, ref, rng: np.random.Generator, where, check_state_every: int = 5) -> int:
+    """Play both envs to the end of their episode with the same actions; returns the steps."""
+    steps = 0
+    for agent in fast.agent_iter(100_000):
+        w = (*where, steps)
+        same_bookkeeping(fast, ref, w)
+        # the acting agent first (as last() does), then the others
+        for other in [agent] + [x for x in fast.possible_agents if x != agent]:
+            same_obs(fast, ref, other, w)
+        if steps % check_state_every == 0:
+            assert fast.game_state == ref.game_state, w
+            assert np.array_equal(from_state(ref.game_state), fast._row[0]), w
+            assert fast.record() == ref.record(), w
+        o, rew, term, trunc, info = fast.last()
+        assert (rew, term, trunc, info) == ref.last()[1:], w
+        if term or trunc:
+            fast.step(None)
+            ref.step(None)
+            continue
+        a = choose(fast, o["action_mask"], rng)
+        fast.step(a)
+        ref.step(a)
+        steps += 1
+    same_bookkeeping(fast, ref, where)
+    assert fast.game_state == ref.game_state
+    assert fast.record() == ref.record()
+    assert fast.match_record() == ref.match_record()
+    assert np.array_equal(fast.state(), ref.state())
+    return steps
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_deals_identical_to_reference(preset, kind):
+    fast, ref = raw_env(preset, observation_kind=kind), _ReferenceEnv(preset, observation_kind=kind)
+    rng = np.random.default_rng(11)
+    ends = set()
+    for k in range(DEALS):
+        fast.reset(seed=k)
+        ref.reset(seed=k)
+        lockstep(fast, ref, rng, (preset, kind, k))
+        res = fast.match_record()["deals"][-1]["result"]
+        ends.add("passed" if res["contract"] is None else res["contract"]["double"])
+    if fast.cfg.auction in ("bazar", "belote"):  # the bidding auctions: doubled or passed-out deals too
+        assert len(ends) >= 2, ends
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_matches_identical_to_reference(preset):
+    kw = {"episode": "match", "deal_rewards": True, "reward_scale": 0.01, "max_deals": 8}
+    fast, ref = raw_env(preset, **kw), _ReferenceEnv(preset, **kw)
+    rng = np.random.default_rng(3)
+    for k in range(3):
+        fast.reset(seed=100 + k)
+        ref.reset(seed=100 + k)
+        lockstep(fast, ref, rng, (preset, "match", k), check_state_every=11)
+        assert len(fast.match_record()["deals"]) >= 1
+
+
+@pytest.mark.parametrize("preset", ["bazar", "duel-app", "open"])
+def test_reset_options_and_clones_identical_to_reference(preset):
+    fast, ref = raw_env(preset, episode="match"), _ReferenceEnv(preset, episode="match")
+    fast.reset(seed=5)
+    deal = {k: fast.record()[k] for k in ("dealer", "hands", "stock")}
+    for e in (fast, ref):
+        e.reset(seed=9, options={"deal": deal})
+    rng = np.random.default_rng(1)
+    for _ in range(25):  # mid-deal
+        a = choose(fast, fast.observe(fast.agent_selection)["action_mask"], rng)
+        fast.step(a)
+        ref.step(a)
+    # snapshots move between the two paths, and deep copies continue identically
+    f2, r2 = raw_env(preset, episode="match"), _ReferenceEnv(preset, episode="match")
+    f2.set_state(ref.get_state())
+    r2.set_state(fast.get_state())
+    for x, y, seed in ((fast, ref, 1), (f2, r2, 2), (copy.deepcopy(fast), copy.deepcopy(ref), 3)):
+        lockstep(x, y, np.random.default_rng(seed), (preset, "clone", seed), check_state_every=13)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_illegal_actions_raise_the_reference_errors(preset):
+    fast, ref = raw_env(preset), _ReferenceEnv(preset)
+    rng = np.random.default_rng(0)
+    for k in range(4):
+        fast.reset(seed=k)
+        ref.reset(seed=k)
+        while not any(fast.terminations.values()):
+            mask = fast.observe(fast.agent_selection)["action_mask"]
+            bad = [int(a) for a in np.flatnonzero(mask == 0)[:3]] + [fast.layout.num_actions, -1, 10**30]
+            for a in bad:
+                errs = []
+                for e in (fast, ref):
+                    before = e.game_state
+                    with pytest.raises(IllegalActionError) as ei:
+                        e.step(a)
+                    assert e.game_state is before
+                    errs.append(str(ei.value))
+                assert errs[0] == errs[1]
+            a = choose(fast, mask, rng)
+            fast.step(a)
+            ref.step(a)
+        same_bookkeeping(fast, ref, (preset, k))
+
+
+def test_observations_of_earlier_steps_are_not_overwritten():
+    e = raw_env("bazar")
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    kept = []
+    while not any(e.terminations.values()):
+        o = e.observe(e.agent_selection)
+        kept.append((o, o["observation"].copy(), o["action_mask"].copy()))
+        e.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))  # uniform: rarely passed out
+    assert len(kept) > 20
+    for o, obs, mask in kept:
+        assert np.array_equal(o["observation"], obs) and np.array_equal(o["action_mask"], mask)
+
+
+def _pz_stack(raw, illegal_reward):
+    """PettingZoo's own classic stack (no blot_env.wrappers subclasses)."""
+    return pzw.OrderEnforcingWrapper(pzw.AssertOutOfBoundsWrapper(pzw.TerminateIllegalWrapper(raw, illegal_reward)))
+
+
+@pytest.mark.parametrize("preset", ["bazar", "duel"])
+def test_wrapped_env_matches_pettingzoo_wrappers_on_the_reference(preset):
+    """``env()`` (fast raw env, fast wrappers) against PettingZoo's wrappers around the reference
+    path, with legal moves, an illegal move (the episode ends with the penalty), dead steps and
+    out-of-space actions."""
+    rng = np.random.default_rng(7)
+    penalized = 0
+    for k in range(6):
+        fast = env(preset, illegal_reward=-3.0)
+        ref = _pz_stack(_ReferenceEnv(preset), -3.0)
+        for e in (fast, ref):
+            with pytest.raises(AttributeError, match="before reset"):
+                e.last()
+            e.reset(seed=k)
+        illegal_at = int(rng.integers(5, 40)) if k % 2 else -1
+        for i, agent in enumerate(fast.agent_iter(10_000)):
+            assert agent == ref.agent_selection
+            obs, rew, term, trunc, info = fast.last()
+            robs, *rest = ref.last()
+            assert (rew, term, trunc, info) == tuple(rest)
+            assert np.array_equal(obs["observation"], robs["observation"])
+            assert np.array_equal(obs["action_mask"], robs["action_mask"])
+            if term or trunc:
+                a = None
+            elif i == illegal_at:
+                a = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+            else:
+                a = choose(fast.unwrapped, obs["action_mask"], rng)
+                if i % 9 == 4:  # out of the action space: the assertion of AssertOutOfBounds
+                    for e in (fast, ref):
+                        with pytest.raises(AssertionError, match="action is not in action space"):
+                            e.step(fast.unwrapped.layout.num_actions + 1)
+                a = np.int64(a) if i % 3 == 0 else a
+            fast.step(a)
+            ref.step(a)
+            assert fast.agents == ref.agents and fast.agent_selection == ref.agent_selection
+            assert fast.rewards == ref.rewards and fast.terminations == ref.terminations
+            if i == illegal_at:
+                penalized += 1
+                assert fast.rewards[agent] == -3.0 and all(fast.terminations.values())
+        assert not fast.agents and not ref.agents
+    assert penalized >= 2
