@@ -1,7 +1,7 @@
 """Combinations (melds) for the batched engine: numba ports of :mod:`blot_env.combos` and the
 card tables of :mod:`blot_env.cards` (rules.md 1.1, 1.2, 1.4, 2.2, 2.4.1).
 
-All functions are ``@njit(cache=True)`` over ``int64`` scalars: a hand is a card bitmask
+All functions are ``@njit(cache=True, error_model="numpy")`` over ``int64`` scalars: a hand is a card bitmask
 (bit ``suit * 8 + rank``), a strain ``0..3`` (a suit) or ``4`` (NT). The rules knobs come as
 their ``_layout`` codes: ``flat`` = ``K_LONG_RUN`` (0 ``"split"``, 1 ``"100"``) and ``ctab`` =
 ``K_CARRE`` (0 armenian, 1 classic, 2 none). Values are **raw** points (terz 20, fifty 50,
@@ -48,7 +48,7 @@ RK, RQ = 6, 5
 
 
 # ------------------------------------------------------------------------------ cards
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def card_points(card: int, strain: int) -> int:
     """Raw card points of ``card`` (0..31) when ``strain`` (0..3, or 4 = NT) is the contract
     (``cards.card_points``, rules.md 1.1)."""
@@ -60,7 +60,7 @@ def card_points(card: int, strain: int) -> int:
     return PLAIN_POINTS[r]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def mask_points(mask: int, strain: int) -> int:
     """Sum of ``card_points`` over the cards of bitmask ``mask``."""
     t = 0
@@ -75,7 +75,7 @@ def mask_points(mask: int, strain: int) -> int:
     return t
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def strength(card: int, led_suit: int, strain: int) -> int:
     """Trick strength of ``card`` (``cards.strength``, rules.md 1.2): trumps 16+, cards of the
     led suit 8+, others 0; higher wins."""
@@ -88,7 +88,7 @@ def strength(card: int, led_suit: int, strain: int) -> int:
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def trick_winner_index(cards, ncards: int, strain: int) -> int:
     """Index (0-based) of the winning card among ``cards[0:ncards]`` (int64 array, play order),
     ``cards.trick_winner_index`` (rules.md 1.2)."""
@@ -104,7 +104,7 @@ def trick_winner_index(cards, ncards: int, strain: int) -> int:
 
 
 # ------------------------------------------------------------------------------ combos
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def carre_value(rank: int, strain: int, ctab: int) -> int:
     """Raw value of a carre of ``rank`` (0 = not a combination), rules.md 1.4."""
     if ctab == 2:
@@ -116,7 +116,7 @@ def carre_value(rank: int, strain: int, ctab: int) -> int:
     return CARRE_ARMENIAN_TRUMP[rank]
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _carre_ranks(hand: int, strain: int, ctab: int) -> int:
     """Bitmask (bit = rank) of the carres held that are worth something."""
     out = 0
@@ -127,7 +127,7 @@ def _carre_ranks(hand: int, strain: int, ctab: int) -> int:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _rank_mask(ranks: int) -> int:
     m = 0
     for r in range(8):
@@ -136,7 +136,7 @@ def _rank_mask(ranks: int) -> int:
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def has_blot(hand: int, strain: int) -> bool:
     """Blot: K and Q of trumps in ``hand``; never in NT (``combos.has_blot``, rules.md 1.4)."""
     if strain == NT or strain < 0:
@@ -145,7 +145,7 @@ def has_blot(hand: int, strain: int) -> bool:
     return (hand & need) == need
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _run_classes(hand: int, flat: int) -> int:
     """Bitmask of sequence classes (bits 1..3) of ``hand``'s runs, split or flat."""
     out = 0
@@ -173,7 +173,7 @@ def _run_classes(hand: int, flat: int) -> int:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def classes_held(hand: int, strain: int, flat: int, ctab: int) -> int:
     """Classes ``hand`` may announce (``combos.classes_held``, rules.md 2.4.3 item 1): an int
     bitmask with bit ``c`` set for each class ``c`` in 1..4 (terz, fifty, hundred, carre) of
@@ -191,7 +191,7 @@ def classes_held(hand: int, strain: int, flat: int, ctab: int) -> int:
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _push(buf, n: int, cls: int, value: int, mask: int, key: int, suit: int, top: int) -> int:
     buf[n, 0] = cls
     buf[n, 1] = value
@@ -202,7 +202,7 @@ def _push(buf, n: int, cls: int, value: int, mask: int, key: int, suit: int, top
     return n + 1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _runs_into(hand: int, strain: int, flat: int, buf, n: int, dedup_from: int) -> int:
     """Append ``combos._runs`` of ``hand`` to ``buf`` from row ``n``; returns the new count.
     ``dedup_from >= 0``: skip masks already in rows ``dedup_from..``(flat extras)."""
@@ -243,7 +243,7 @@ def _runs_into(hand: int, strain: int, flat: int, buf, n: int, dedup_from: int) 
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def instances_into(hand: int, strain: int, flat: int, ctab: int, buf) -> int:
     """Every combination instance of ``hand`` into ``buf`` (``int64[>= MAXI, 6]``, columns
     ``I_CLS .. I_TOP``), senior first; returns the count (``combos.instances``, rules.md 1.4,
@@ -282,7 +282,7 @@ def instances_into(hand: int, strain: int, flat: int, ctab: int, buf) -> int:
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def instances(hand: int, strain: int, flat: int, ctab: int):
     """``int64[n, 6]``: the instances of ``hand`` (see ``instances_into``), a fresh array."""
     buf = np.empty((MAXI, 6), dtype=np.int64)
@@ -290,7 +290,7 @@ def instances(hand: int, strain: int, flat: int, ctab: int):
     return buf[:n].copy()
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def best_of_class(hand: int, strain: int, cls: int, flat: int, ctab: int):
     """The senior instance of exactly class ``cls`` (the claim of rules.md 2.4.2;
     ``combos.best_of_class``): ``(found, value, mask, key, suit, top)``, ``found`` a bool
@@ -303,7 +303,7 @@ def best_of_class(hand: int, strain: int, cls: int, flat: int, ctab: int):
     return False, 0, 0, -1, -1, -1
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def _best_disjoint(buf, idx, m: int, path):
     """The reference ``_best_disjoint`` over candidates ``buf[idx[0:m]]`` (senior first): the
     card-disjoint set of largest value, ties to the set found first in pre-order (the
@@ -341,7 +341,7 @@ def _best_disjoint(buf, idx, m: int, path):
     return best_mask, best_v, best_key, best_cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def best_set(hand: int, strain: int, flat: int, ctab: int, max_cls: int, include_mask: int):
     """The card-disjoint set of combinations worth most (raw), ``combos.best_set`` (rules.md
     1.4, 2.4.2, 2.8): ``(mask, value, top_key, count)`` = union of the set's masks, its raw
@@ -378,7 +378,7 @@ def best_set(hand: int, strain: int, flat: int, ctab: int, max_cls: int, include
     return mask, v, key, cnt
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy")
 def achievable_plus(hand: int, strain: int, flat: int, ctab: int) -> int:
     """``Ach(hand, den)`` of rules.md 2.2 (``combos.achievable_plus``): an int bitmask with bit
     ``N`` set iff ``N >= 1`` is the table-point sum of a non-empty set of combinations

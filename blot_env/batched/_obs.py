@@ -160,7 +160,7 @@ _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
                       31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)
 
 
-@numba.njit(cache=True, inline="always")
+@numba.njit(cache=True, inline="always", error_model="numpy")
 def _bits(m, out, off):
     """Set ``out[off + c] = 1`` for each bit ``c`` of the 32-bit card mask ``m``."""
     m &= 0xFFFFFFFF
@@ -170,7 +170,7 @@ def _bits(m, out, off):
         m ^= low
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _popcount(m):
     c = 0
     while m:
@@ -179,7 +179,7 @@ def _popcount(m):
     return c
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def to_act_row(S, b, n):
     """Seat to act of row ``b`` (``engine.current_seat``): -1 when the deal is over."""
     ph = S[b, PHASE]
@@ -192,7 +192,7 @@ def to_act_row(S, b, n):
     return -1
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """Write the observation of ``seat`` for row ``b`` into ``out`` (``float32[D]``; zeroed first).
 
@@ -208,7 +208,7 @@ def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """The body of :func:`encode_row` on a zeroed ``out``; returns the standing-bid position set (-1: none)."""
     n = ti[T_N]
@@ -424,7 +424,7 @@ def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
     return high_pos
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def encode_batch(S, seats, K, ti, cf_idx, cf_val, grid, hpos, out2d):
     """Encode every row: ``out2d[b] = encode_row(S, b, ..., seats[b])``.
 

@@ -66,7 +66,7 @@ class BatchStep(NamedTuple):
     4 name), plus, double, call (-1 / 0 when passed out)."""
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, inline="always", error_model="numpy")
 def _mix(x):
     x = x + _U(0x9E3779B97F4A7C15)
     z = x
@@ -75,7 +75,7 @@ def _mix(x):
     return z ^ (z >> _U(31)), x
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _deal(S, b, K, seed, deal_no, deck, cards):
     """Shuffle deal ``deal_no[b]`` of row ``b`` and deal it (rules.md 2.1, 3, 4, 5.1, 6)."""
     key = _U(seed) ^ (_U(b) * _U(0xD1B54A32D192ED03)) ^ (_U(deal_no[b]) * _U(0xABC98388FB8FAC03))
@@ -83,7 +83,7 @@ def _deal(S, b, K, seed, deal_no, deck, cards):
     _deal_key(S, b, K, key, deck, cards)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _deal_key(S, b, K, key, deck, cards):
     """Shuffle the deck (Fisher-Yates over a SplitMix64 stream started at ``key``), draw the
     dealer from the same stream, and deal row ``b``."""
@@ -103,7 +103,7 @@ def _deal_key(S, b, K, key, deck, cards):
     _core.deal_row(S, b, K, dealer, cards[:nd])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats):
     seat = _core.current_seat(S, b, K)
     seats[b] = seat
@@ -111,7 +111,7 @@ def _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats):
     _obs.encode_row(S, b, K, otabs[0], otabs[1], otabs[2], otabs[3], otabs[4], seat, obs[b])
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _idle(b, obs, mask, seats):
     seats[b] = -1
     obs[b, :] = 0.0
@@ -119,7 +119,7 @@ def _idle(b, obs, mask, seats):
     mask[b, 0] = 1
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _reset_rows(S, rows, keys, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, obs, mask, seats):
     cards = np.empty(32, dtype=np.int64)
     for i in range(rows.shape[0]):
@@ -131,7 +131,7 @@ def _reset_rows(S, rows, keys, K, block, p0, p1, bstart, otabs, seed, deal_no, d
         _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
 def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, autoreset, scale,
           obs, mask, seats, rew, done, res):
     n = K[L.K_N]
@@ -160,7 +160,18 @@ def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, auto
         _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, error_model="numpy")
+def _first_illegal(mask, A, seats, actions):
+    """The first busy row whose action is outside ``0..A-1`` or its mask, else -1."""
+    for b in range(actions.shape[0]):
+        if seats[b] >= 0:
+            a = actions[b]
+            if a < 0 or a >= A or mask[b, a] == 0:
+                return b
+    return -1
+
+
+@nb.njit(cache=True, error_model="numpy")
 def _sample_legal(words, key, out):
     """Per row, a uniformly random legal action into ``out``. ``words`` is the mask buffer
     (int8[B, A8], A8 a multiple of 8, zero beyond A) seen as uint64[B, A8 / 8]: each byte is 0
@@ -230,7 +241,8 @@ class BatchedEngine:
         self.S = np.zeros((B, L.ROW), dtype=np.int64)
         self._deal_no = np.zeros(B, dtype=np.int64)
         self._obs = np.zeros((B, D), dtype=np.float32)
-        # the mask buffer is padded to a multiple of 8 columns so the sampler reads it by words
+        # the mask buffer is padded to a multiple of 8 columns so the sampler reads it by words;
+        # the compiled code gets the whole (C-contiguous) buffer, callers the first A columns
         self._mask_full = np.zeros((B, (A + 7) // 8 * 8), dtype=np.int8)
         self._mask = self._mask_full[:, :A]
         self._seat = np.full(B, -1, dtype=np.int64)
@@ -273,7 +285,7 @@ class BatchedEngine:
         self._rew[rows] = 0.0
         block, p0, p1, bstart = self._tables
         _reset_rows(self.S, rows, keys, self._K, block, p0, p1, bstart, self._otabs, np.uint64(self.seed),
-                    self._deal_no, self._deck, self._obs, self._mask, self._seat)
+                    self._deal_no, self._deck, self._obs, self._mask_full, self._seat)
         return self._out()
 
     def step(self, actions: ArrayLike) -> BatchStep:
@@ -290,15 +302,12 @@ class BatchedEngine:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64, copy=False)
-        live = self._seat >= 0
-        ok = (a >= 0) & (a < self.num_actions)
-        ok[ok] = self._mask[np.flatnonzero(ok), a[ok]] == 1
-        bad = np.flatnonzero(live & ~ok)
-        if bad.size:
-            self._raise_illegal(int(bad[0]), int(a[bad[0]]))
+        bad = _first_illegal(self._mask_full, self.num_actions, self._seat, a)
+        if bad >= 0:
+            self._raise_illegal(bad, int(a[bad]))
         block, p0, p1, bstart = self._tables
         _step(self.S, a, self._K, block, p0, p1, bstart, self._otabs, np.uint64(self.seed), self._deal_no,
-              self._deck, self.autoreset, self.reward_scale, self._obs, self._mask, self._seat,
+              self._deck, self.autoreset, self.reward_scale, self._obs, self._mask_full, self._seat,
               self._rew, self._done, self._res)
         return self._out()
 
@@ -309,7 +318,7 @@ class BatchedEngine:
         if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs):
             raise ValueError(f"rows must lie in 0..{self.num_envs - 1}")
         for b in rows:
-            _idle(int(b), self._obs, self._mask, self._seat)
+            _idle(int(b), self._obs, self._mask_full, self._seat)
         return self._out()
 
     def buffers(self) -> BatchStep:
