@@ -112,6 +112,7 @@ from ._layout import (
     PLAY_CARD,
     PLAY_HANDS,
     PLAY_SEAT,
+    PLAYED,
     POINTS,
     RIGHTS,
     ROUND,
@@ -866,6 +867,7 @@ def _play_card(S, b, K, card):
     S[b, PLAY_CARD + npl] = card
     S[b, PLAY_SEAT + npl] = me
     S[b, NPLAYS] = npl + 1
+    S[b, PLAYED + me] |= 1 << card
     if S[b, HAS_PILES]:
         for i in range(16):
             if S[b, PILES + 16 * me + i] == card:

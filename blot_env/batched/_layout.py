@@ -45,7 +45,10 @@ MAXEV = 16
 MAXCALLS = 400
 """Auction calls kept (bazar: values rise strictly, so at most ~4 x 80 calls)."""
 
-# --- deal
+# Fields are ordered hot first: those that the transitions, the masks and the observation
+# encoder read at every step sit together at the start of the row (a handful of cache lines),
+# the long lists (stock, events, plays, piles, calls) at the end.
+# --- deal and auction scalars
 DEALER = _f("dealer")
 PHASE = _f("phase")
 """0 auction, 1 play, 2 done (``state.Phase``)."""
@@ -55,13 +58,6 @@ NCALLS = _f("ncalls")
 """Auction calls made so far (``len(history)`` during the auction, ``State.n_calls`` after)."""
 NHIST = _f("nhist")
 """``len(State.history)``: every action taken in the deal."""
-HANDS = _f("hands", MAXN)
-START_HANDS = _f("start_hands", MAXN)
-PLAY_HANDS = _f("play_hands", MAXN)
-"""Hands at the start of play (0 before play starts, as the reference's ``()``)."""
-STOCK = _f("stock", MAXSTOCK)
-NSTOCK = _f("nstock")
-# --- auction
 HIGH_VALUE = _f("high_value")
 HIGH_SEAT = _f("high_seat")
 HIGH_CALL = _f("high_call")
@@ -69,7 +65,7 @@ KAPUT_SEEN = _f("kaput_seen")
 DOUBLE = _f("double")
 PASSES = _f("passes")
 ROUND = _f("round")
-# --- contract (C_SEAT = -1: none yet)
+# --- contract (C_SEAT = -1: none yet); these seven stay adjacent and in this order
 C_SEAT = _f("c_seat")
 C_STRAIN = _f("c_strain")
 C_VALUE = _f("c_value")
@@ -78,64 +74,76 @@ C_KIND = _f("c_kind")
 C_PLUS = _f("c_plus")
 C_DOUBLE = _f("c_double")
 C_CALL = _f("c_call")
-# --- play
-TRICK = _f("trick", MAXN)
-"""Cards of the current trick in play order (-1 pad)."""
+# --- play and protocol scalars
 TRICK_LEN = _f("trick_len")
 LEADER = _f("leader")
 TRICK_NO = _f("trick_no")
+NPLAYS = _f("nplays")
+KAPUT_BROKEN = _f("kaput_broken")
+NPEND = _f("npend")
+HAS_DECL = _f("has_decl")
+"""0 while ``State.decl is None`` (the declaration fields then hold their initial values)."""
+NEV = _f("nev")
+DLEADER = _f("dleader")
+NANN = _f("nann")
+NSTOCK = _f("nstock")
+HAS_PILES = _f("has_piles")
+# --- per seat, hot
+HANDS = _f("hands", MAXN)
+"""Bitmask per seat of the cards held now."""
+PLAYED = _f("played", MAXN)
+"""Bitmask per seat of the cards it has played (current trick included; derived from the plays)."""
+TRICK = _f("trick", MAXN)
+"""Cards of the current trick in play order (-1 pad)."""
 TRICKS = _f("tricks", MAXN)
 POINTS = _f("points", MAXN)
-NPLAYS = _f("nplays")
-PLAY_CARD = _f("play_card", MAXPLAYS)
-PLAY_SEAT = _f("play_seat", MAXPLAYS)
-KAPUT_BROKEN = _f("kaput_broken")
-# --- pending declaration steps (queue; kinds state.Step 0..3)
-NPEND = _f("npend")
-PEND_KIND = _f("pend_kind", MAXPEND)
-PEND_SEAT = _f("pend_seat", MAXPEND)
-# --- declarations (HAS_DECL = 0 while ``State.decl is None``)
-HAS_DECL = _f("has_decl")
 ANNOUNCED = _f("announced", MAXN)
+DECIDED = _f("decided", MAXN)
 CLAIM_CLS = _f("claim_cls", MAXN)
 """Class of the claim (-1: no claim), its value (raw), mask, seniority key (see
 ``combo_key``), suit (-1 for a carre) and top rank."""
-CLAIM_VALUE = _f("claim_value", MAXN)
 CLAIM_MASK = _f("claim_mask", MAXN)
-CLAIM_KEY = _f("claim_key", MAXN)
-CLAIM_SUIT = _f("claim_suit", MAXN)
-CLAIM_TOP = _f("claim_top", MAXN)
 SHOW_MASK = _f("show_mask", MAXN)
 """Union of the masks of ``show_set[s]``; SHOW_VALUE its raw value; SHOW_N its size."""
 SHOW_VALUE = _f("show_value", MAXN)
 SHOW_N = _f("show_n", MAXN)
 CONCEDED = _f("conceded", MAXN)
-NEV = _f("nev")
-EV_SEAT = _f("ev_seat", MAXEV)
-EV_STEP = _f("ev_step", MAXEV)
-EV_TOP = _f("ev_top", MAXEV)
-DLEADER = _f("dleader")
 RIGHTS = _f("rights", MAXN)
-DECIDED = _f("decided", MAXN)
-NANN = _f("nann")
+# --- pending declaration steps (queue; kinds state.Step 0..3)
+PEND_KIND = _f("pend_kind", MAXPEND)
+PEND_SEAT = _f("pend_seat", MAXPEND)
+# --- Open Blot table
+FACE_DOWN = _f("face_down", MAXN)
+UNLAID = _f("unlaid", MAXN)
+# --- raisable kaput (bazar): each seat's Ach per strain, rules.md 2.2 (derived, from the dealt hands)
+ACH = _f("ach", MAXN * 5)
+"""``ACH[5 * s + strain]``: bit N set iff kaput+N is backed by seat s's dealt hand
+(``combos.achievable_plus``); 0 unless ``kaput_bid == "raisable"``."""
+# --- colder per-seat fields
+CLAIM_VALUE = _f("claim_value", MAXN)
+CLAIM_KEY = _f("claim_key", MAXN)
+CLAIM_SUIT = _f("claim_suit", MAXN)
+CLAIM_TOP = _f("claim_top", MAXN)
 ANN_ORDER = _f("ann_order", MAXN)
 # --- automatic declarations: each seat's best set at the start of play (derived; 0 before)
 AUTO_MASK = _f("auto_mask", MAXN)
 AUTO_VALUE = _f("auto_value", MAXN)
 AUTO_KEY = _f("auto_key", MAXN)
-"""Seniority key of the set's senior combination (-1: empty set)."""
-# --- raisable kaput (bazar): each seat's Ach per strain, rules.md 2.2 (derived, from the dealt hands)
-ACH = _f("ach", MAXN * 5)
-"""``ACH[5 * s + strain]``: bit N set iff kaput+N is backed by seat s's dealt hand
-(``combos.achievable_plus``); 0 unless ``kaput_bid == "raisable"``."""
-# --- Open Blot
-FACE_DOWN = _f("face_down", MAXN)
-UNLAID = _f("unlaid", MAXN)
+"""``combo_key`` of the set's senior combination (-1: empty set)."""
+START_HANDS = _f("start_hands", MAXN)
+PLAY_HANDS = _f("play_hands", MAXN)
+"""Hands at the start of play (0 before play starts, as the reference's ``()``)."""
+# --- lists
+STOCK = _f("stock", MAXSTOCK)
+EV_SEAT = _f("ev_seat", MAXEV)
+EV_STEP = _f("ev_step", MAXEV)
+EV_TOP = _f("ev_top", MAXEV)
+PLAY_CARD = _f("play_card", MAXPLAYS)
+PLAY_SEAT = _f("play_seat", MAXPLAYS)
 PILES = _f("piles", 2 * 16)
 """Per seat (2 players) the 16 card ids bottom, top of piles 1..8 (-1 outside Open Blot)."""
-HAS_PILES = _f("has_piles")
-# --- auction calls (action ids, -1 pad)
 CALLS = _f("calls", MAXCALLS)
+"""Auction calls (action ids, -1 pad)."""
 
 ROW = _off
 """Length of a row."""

@@ -41,6 +41,8 @@ from ._layout import (
     FACE_DOWN,
     HANDS,
     HAS_DECL,
+    HIGH_CALL,
+    HIGH_SEAT,
     LEADER,
     NCALLS,
     NEV,
@@ -52,6 +54,7 @@ from ._layout import (
     PHASE,
     PLAY_CARD,
     PLAY_SEAT,
+    PLAYED,
     POINTS,
     SEAT,
     SHOW_MASK,
@@ -244,10 +247,8 @@ def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
             out[base + c] = 1.0
             out[base + 32 + r] = 1.0
     else:
-        for k in range(np_):
-            c = S[b, PLAY_CARD + k]
-            r = (S[b, PLAY_SEAT + k] - seat) & nm
-            out[o_played + r * 32 + c] = 1.0
+        for s in range(n):  # the row keeps each seat's played cards as a mask
+            _bits(S[b, PLAYED + s], out, o_played + ((s - seat) & nm) * 32)
     # ---- current trick
     tl = S[b, TRICK_LEN]
     leader = S[b, LEADER]
@@ -329,12 +330,11 @@ def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
                 l2 = a
             else:
                 l3 = a
-        for i in range(ncalls - 1, -1, -1):
-            a = S[b, CALLS + i]
-            if hpos[a] >= 0:
-                high = a
-                high_seat = (first + i) & nm
-                break
+        # the standing bid is the last call with a standing-bid position: the row's high_call
+        hc = S[b, HIGH_CALL]
+        if hc >= 0 and hpos[hc] >= 0:
+            high = hc
+            high_seat = S[b, HIGH_SEAT]
         w = ti[T_CALL_W]
         o_lc = ti[O_LAST_CALL]
         for r in range(n):

@@ -91,6 +91,8 @@ def from_state(state: State) -> np.ndarray:
     _seq(r, L.TRICKS, state.tricks)
     _seq(r, L.POINTS, state.points)
     r[L.NPLAYS] = len(state.plays)
+    for s, card in state.plays:
+        r[L.PLAYED + s] |= 1 << card
     _seq(r, L.PLAY_SEAT, (s for s, _ in state.plays))
     _seq(r, L.PLAY_CARD, (card for _, card in state.plays))
     r[L.KAPUT_BROKEN] = int(state.kaput_broken)
