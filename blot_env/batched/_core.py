@@ -90,6 +90,7 @@ from ._layout import (
     K_UNDERTRUMP,
     KAPUT_BROKEN,
     KAPUT_SEEN,
+    LAST_CALL,
     LEADER,
     MAXCALLS,
     MAXEV,
@@ -277,6 +278,7 @@ def reset_row(S, b):
         S[b, STOCK + i] = -1
     for i in range(MAXN):
         S[b, TRICK + i] = -1
+        S[b, LAST_CALL + i] = -1
         S[b, ANNOUNCED + i] = -1
         S[b, CLAIM_CLS + i] = -1
         S[b, CLAIM_KEY + i] = -1
@@ -702,6 +704,7 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     if i < MAXCALLS:
         S[b, CALLS + i] = a
     S[b, NCALLS] = i + 1
+    S[b, LAST_CALL + p] = a
     S[b, NHIST] += 1
     end = 0  # 1 contract, 2 passed out
     if auc in (_DUEL, _OPEN):

@@ -93,6 +93,8 @@ HANDS = _f("hands", MAXN)
 """Bitmask per seat of the cards held now."""
 PLAYED = _f("played", MAXN)
 """Bitmask per seat of the cards it has played (current trick included; derived from the plays)."""
+LAST_CALL = _f("last_call", MAXN)
+"""Per seat, its last auction call (action id; -1 none yet; derived from the calls)."""
 TRICK = _f("trick", MAXN)
 """Cards of the current trick in play order (-1 pad)."""
 TRICKS = _f("tricks", MAXN)

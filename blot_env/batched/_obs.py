@@ -43,6 +43,7 @@ from ._layout import (
     HAS_DECL,
     HIGH_CALL,
     HIGH_SEAT,
+    LAST_CALL,
     LEADER,
     NCALLS,
     NEV,
@@ -318,10 +319,9 @@ def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
         l1 = -1
         l2 = -1
         l3 = -1
-        lo = ncalls - n if ncalls > n else 0
-        for i in range(lo, ncalls):
-            a = S[b, CALLS + i]
-            r = (first + i - seat) & nm
+        for s in range(n):  # the row keeps each seat's last call
+            a = S[b, LAST_CALL + s]
+            r = (s - seat) & nm
             if r == 0:
                 l0 = a
             elif r == 1:

@@ -29,8 +29,8 @@ _NONE_DECL = {
 def empty_row() -> np.ndarray:
     """``int64[ROW]`` with every field at its "nothing yet" value (the pads of ``_layout.py``)."""
     r = np.zeros(L.ROW, dtype=np.int64)
-    for name in ("stock", "trick", "play_card", "play_seat", "pend_kind", "pend_seat", "ev_seat", "ev_step",
-                 "ev_top", "piles", "calls"):
+    for name in ("stock", "trick", "last_call", "play_card", "play_seat", "pend_kind", "pend_seat", "ev_seat",
+                 "ev_step", "ev_top", "piles", "calls"):
         o, size = L.FIELDS[name]
         r[o:o + size] = -1
     for off, v in _NONE_DECL.items():
@@ -67,6 +67,8 @@ def from_state(state: State) -> np.ndarray:
     r[L.NCALLS] = ncalls
     r[L.NHIST] = len(state.history)
     _seq(r, L.CALLS, state.history[:ncalls])
+    for i, a in enumerate(state.history[:ncalls]):
+        r[L.LAST_CALL + (state.dealer + 1 + i) % cfg.num_players] = a
     _seq(r, L.HANDS, state.hands)
     _seq(r, L.START_HANDS, state.start_hands)
     _seq(r, L.PLAY_HANDS, state.play_hands)
