@@ -18,6 +18,8 @@ import numpy as np
 from numba import njit
 
 from ._combos import achievable_plus, best_of_class, best_set, classes_held
+from ._combos import card_points as _card_points
+from ._combos import strength as _strength
 from ._layout import (
     ACH,
     ANN_ORDER,
@@ -152,34 +154,9 @@ KAPUT_VALUE = 25
 LAST_TRICK_BONUS = 10
 
 _TRUMP_ORDER = np.array([0, 1, 6, 4, 7, 2, 3, 5], dtype=np.int64)
-_PLAIN_ORDER = np.array([0, 1, 2, 6, 3, 4, 5, 7], dtype=np.int64)
-_TRUMP_POINTS = np.array([0, 0, 14, 10, 20, 3, 4, 11], dtype=np.int64)
-_PLAIN_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 11], dtype=np.int64)
-_NT_POINTS = np.array([0, 0, 0, 10, 2, 3, 4, 19], dtype=np.int64)
 
 
 # ---------------------------------------------------------------------------- small helpers
-@njit(cache=True, error_model="numpy")
-def _card_points(card, trump):
-    r = card & 7
-    if trump == _NT:
-        return _NT_POINTS[r]
-    if card >> 3 == trump:
-        return _TRUMP_POINTS[r]
-    return _PLAIN_POINTS[r]
-
-
-@njit(cache=True, error_model="numpy")
-def _strength(card, led, trump):
-    s = card >> 3
-    r = card & 7
-    if trump != _NT and s == trump:
-        return 16 + _TRUMP_ORDER[r]
-    if s == led:
-        return 8 + _PLAIN_ORDER[r]
-    return 0
-
-
 @njit(cache=True, error_model="numpy")
 def _trick_winner_index(S, b, trump):
     """Index of the winning card of the (partial) trick, rules.md 1.2."""

@@ -104,7 +104,7 @@ def step_one(S, T, F, tail, a, obs, mask, res):
     contract's seat, strain, value, kind, plus, double, call), or the next seat to act, whose
     mask and observation are then written to ``mask`` and ``obs``.
     """
-    K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val = _unpack(T, F)
+    K, block, p0, p1, bstart = _unpack(T, F)[:5]
     err = _core.apply_row(S, 0, K, block, p0, p1, bstart, a)
     if err < 0:
         return err
@@ -113,10 +113,7 @@ def step_one(S, T, F, tail, a, obs, mask, res):
         for i in range(7):
             res[_score.NRES + i] = S[0, L.C_SEAT + i]
         return DEAL_OVER
-    seat = _core.current_seat(S, 0, K)
-    _core.legal_mask_row(S, 0, K, block, p0, p1, bstart, mask)
-    _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs)
-    return seat
+    return _refresh(S, T, F, tail, obs, mask)
 
 
 @njit(cache=True, error_model="numpy")
