@@ -31,7 +31,7 @@ from pettingzoo import AECEnv
 from .actions import layout_for
 from .batched import _layout as L
 from .batched import _single
-from .batched.convert import from_state, to_state
+from .batched.convert import from_state, result_from_array, to_state
 from .cards import cards_of
 from .engine import (
     _apply,
@@ -50,7 +50,7 @@ from .record import initial_state, make_record, rules_to_record
 from .render import render_text
 from .rules_config import PRESETS, RulesConfig, make_rules, with_overrides
 from .scoring import DealResult
-from .state import Contract, State
+from .state import State
 from .view import seat_view
 from .wrappers import classic_stack
 
@@ -207,8 +207,12 @@ class raw_env(AECEnv):
         # come after them, per observer side, in ``_tail`` (see ``_set_tail``)
         d0 = ObservationEncoder(cfg, observation_kind).size
         if episode == "match" and (D != d0 + 4 or self.encoder.o_match != d0 or self.encoder.o_to_go != d0 + 2):
-            raise AssertionError("the match pieces must follow the per-deal observation")  # layout invariant
+            raise RuntimeError("the match pieces must follow the per-deal observation")  # layout invariant
         self._tail = np.zeros((2, D - d0), np.float32)
+        if L.capacity_problem(cfg) is not None:
+            # knob overrides whose auctions or stock exceed a compiled row's room
+            # (``_layout.capacity_problem``) run on the reference engine, with the same behaviour
+            self._reference = True
         if not self._reference:
             self._T, self._F = _single.tables(cfg, observation_kind)
         self._row = np.zeros((1, L.ROW), np.int64)  # the live deal (fast path)
@@ -343,14 +347,7 @@ class raw_env(AECEnv):
             self._pre_obs, self._pre_mask = obs, mask
             return None
         self._pre_agent = None
-        r = self._res
-        if r[0] < 0:
-            result = DealResult(None, None, (0, 0), (0, 0), (0, 0), (0, 0))
-        else:
-            c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
-                         plus=int(r[13]), double=int(r[14]), call=int(r[15]))
-            result = DealResult(c, bool(r[0]), (int(r[1]), int(r[2])), (int(r[3]), int(r[4])),
-                                (int(r[5]), int(r[6])), (int(r[7]), int(r[8])))
+        result = result_from_array(self._res)
         self._done_result = result
         self._end_deal(result, (self._deal0, tuple(self._hist), result))
         self._accumulate_rewards()

@@ -24,6 +24,7 @@ import cProfile
 import io
 import json
 import pstats
+import sys
 import time
 import warnings
 
@@ -164,13 +165,16 @@ PEERS = {
 
 
 def bench_peers(steps: int, repeat: int) -> dict[str, int]:
-    """``{peer_<name>_steps_per_s: figure}`` for every installed peer (missing ones are left out)."""
+    """``{peer_<name>_steps_per_s: figure}`` for every installed peer. A missing peer is left
+    out; one that fails is left out with a warning on stderr (the other figures still print)."""
     out = {}
     for name, (fn, arg) in PEERS.items():
         try:
             out[f"peer_{name}_steps_per_s"] = round(max(fn(arg, steps) for _ in range(repeat)))
         except ImportError:
             continue
+        except Exception as e:  # a broken third-party peer must not end the benchmark
+            print(f"peer {name} failed: {type(e).__name__}: {e}", file=sys.stderr)
     return out
 
 

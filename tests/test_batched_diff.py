@@ -6,7 +6,8 @@ row: the acting seat, the int8 action mask, the observation (both kinds), and th
 (``convert.from_state``) must equal the reference; when a deal ends, the done flag, the
 per-seat rewards and the result (``scoring.score_deal``) must too. Actions are drawn from a
 block-weighted random policy that reaches contra, recontra, kaput, kaput+N, the manual
-declaration protocol, capots and early kaput stops; the test asserts those phases occurred.
+declaration protocol, capots and early kaput stops; for bazar the test asserts that each of
+those phases occurred.
 
 ``BLOT_DIFF_DEALS`` (default 1000) sets the deals per preset for the observation kind (a quarter
 of it for the information state and for each knob variant).

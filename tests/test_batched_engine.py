@@ -129,3 +129,68 @@ def test_returned_buffers_are_read_only_and_state_matches_rows():
 
     for b in range(2):
         assert np.array_equal(from_state(eng.state(b)), eng.S[b])
+
+
+def test_reset_restarts_the_random_action_stream_too():
+    eng = BatchedEngine("belote", num_envs=3, seed=7)
+    runs = []
+    for _ in range(2):
+        eng.reset(7)
+        traj = []
+        for _ in range(30):
+            traj.append(eng.random_actions().copy())
+            eng.step(traj[-1])
+        runs.append(np.array(traj))
+    assert np.array_equal(runs[0], runs[1])
+
+
+def test_row_arguments_are_checked():
+    eng = BatchedEngine("duel", num_envs=4, seed=1)
+    with pytest.raises(ValueError, match="integer"):
+        eng.reset_rows([0.7, 1.2])
+    with pytest.raises(ValueError, match="integer"):
+        eng.reset_rows(np.array([True, False, True, False]))
+    with pytest.raises(ValueError, match="distinct"):
+        eng.reset_rows([1, 1])
+    with pytest.raises(ValueError, match=r"0\.\.3"):
+        eng.release_rows([4])
+    with pytest.raises(ValueError, match="one entry per row"):
+        eng.reset_rows([0, 1], keys=[5])
+    with pytest.raises(ValueError, match="non-negative"):
+        eng.reset_rows([0], keys=[-1])
+    with pytest.raises(ValueError, match="row must be an int"):
+        eng.state(-1)
+    with pytest.raises(ValueError, match="row must be an int"):
+        eng.deal_result(4)
+    with pytest.raises(ValueError, match="2\\*\\*64"):
+        eng.reset(2**70)
+    with pytest.raises(ValueError, match="autoreset"):
+        BatchedEngine("duel", num_envs=1, autoreset="no")
+    with pytest.raises(ValueError, match="reward_scale"):
+        BatchedEngine("duel", num_envs=1, reward_scale=float("nan"))
+
+
+def test_rules_with_overrides_and_rows_that_cannot_hold_a_config():
+    from blot_env import make_rules
+    from blot_env.env import _ReferenceEnv, raw_env
+
+    eng = BatchedEngine(rules=make_rules("bazar"), num_envs=1, bid_max=30)
+    assert eng.cfg.bid_max == 30
+    with pytest.raises(ConfigError, match="RulesConfig"):
+        BatchedEngine(rules="bazar", num_envs=1)
+    # an auction that may outgrow a row, and a duel whose stock does
+    for preset, knobs in (("bazar", {"auction_end_passes": 10}), ("duel", {"short_deck": False})):
+        with pytest.raises(ConfigError, match="cannot run this rules config"):
+            BatchedEngine(preset, num_envs=1, **knobs)
+        fast, ref = raw_env(preset, **knobs), _ReferenceEnv(preset, **knobs)
+        assert fast._reference  # the env runs such configs on the reference engine
+        fast.reset(seed=3)
+        ref.reset(seed=3)
+        rng = np.random.default_rng(0)
+        while not any(fast.terminations.values()):
+            mask = fast.observe(fast.agent_selection)["action_mask"]
+            assert np.array_equal(mask, ref.observe(ref.agent_selection)["action_mask"])
+            a = int(rng.choice(np.flatnonzero(mask)))
+            fast.step(a)
+            ref.step(a)
+        assert fast.rewards == ref.rewards

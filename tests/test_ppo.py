@@ -136,6 +136,49 @@ def test_engine_vector_rewards_are_deal_score_differences():
     assert (out.seat == -1).all()
 
 
+@pytest.mark.parametrize("preset", ["bazar", "duel"])
+def test_batched_vector_matches_a_reference_replay(preset):
+    """BatchedVector against reference states replayed from the same cards and actions: the
+    views baseline agents read, the masks, the rewards (score differences of the reference
+    result) and the idle rows after each deal."""
+    from agents.ppo.rollout import BatchedVector
+    from blot_env.batched import _layout as L
+    from blot_env.engine import new_deal
+
+    rules = make_rules(preset)
+    n = rules.num_players
+    vec = BatchedVector(rules, "observation", 4)
+    rng = np.random.default_rng(5)
+    out = vec.reset([0, 1, 2], rng)
+    assert not out.done.any() and not out.rewards.any() and out.seat[3] == -1
+    refs = {}
+    for e in range(3):
+        r = vec.eng.S[e]
+        stock = [int(c) for c in r[L.STOCK:L.STOCK + int(r[L.NSTOCK])]]
+        refs[e] = new_deal(rules, int(r[L.DEALER]), [int(h) for h in r[L.START_HANDS:L.START_HANDS + n]], stock)
+    finished = 0
+    while (out.seat >= 0).any():
+        acts = np.zeros(4, dtype=np.int64)
+        for e in np.flatnonzero(out.seat >= 0):
+            view = vec.views[e]
+            assert view == seat_view(refs[e], current_seat(refs[e]))
+            assert set(np.flatnonzero(out.mask[e])) == set(view.legal)
+            acts[e] = int(rng.choice(np.flatnonzero(out.mask[e])))
+        out = vec.step(acts)
+        for e in np.flatnonzero(out.seat >= 0):
+            refs[e] = apply_action(refs[e], int(acts[e]))
+        for e in np.flatnonzero(out.done):
+            res = deal_result(apply_action(refs[e], int(acts[e])))
+            assert vec.results[e] == res
+            expect = [res.score[s % 2] - res.score[1 - s % 2] for s in range(n)]
+            np.testing.assert_array_equal(out.rewards[e], expect)
+            finished += 1
+        for e in np.flatnonzero(~out.done):
+            assert not out.rewards[e].any()
+    assert finished == 3
+    assert (out.seat == -1).all() and (out.mask.sum(axis=1) == 1).all()
+
+
 # --------------------------------------------------------------------------- configs
 
 

@@ -1,8 +1,9 @@
 """Rollouts: N deals stepped in lockstep, per-seat trajectories, an opponent pool, and GAE.
 
-The stepping of the deals sits behind :class:`EngineVector` (``reset`` / ``step`` with
-fixed-shape arrays), so that a batched engine can replace the Python list of states later
-without touching the collector.
+The stepping of the deals sits behind one interface (``reset`` / ``step`` with fixed-shape
+arrays): :class:`BatchedVector` over the compiled :class:`blot_env.batched.BatchedEngine`
+(``rollout.engine: batched``, the default) or :class:`EngineVector` over a Python list of
+reference states (``rollout.engine: reference``).
 
 Trajectories are **per seat**: a learner seat's next state is its own next decision, and
 the deal's reward goes to each seat's last decision of the deal. The reward of a seat is
@@ -25,6 +26,7 @@ import torch
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
 from blot_env.rules_config import RulesConfig
+from blot_env.scoring import DealResult
 from blot_env.state import State
 from blot_env.view import SeatView, seat_view
 
@@ -48,7 +50,8 @@ def make_encoder(rules: RulesConfig, kind: str):
 
 
 class VecStep(NamedTuple):
-    """What :class:`EngineVector` returns after ``reset``/``step`` (N = ``num_envs``, n = seats).
+    """What :class:`BatchedVector` and :class:`EngineVector` return after ``reset``/``step``
+    (N = ``num_envs``, n = seats).
 
     ``obs float32[N, D]`` and ``mask bool[N, A]``: the acting seat's egocentric observation and
     legal actions (stale rows where ``seat == -1``); ``seat int64[N]``: seat to act, -1 for an
@@ -141,7 +144,7 @@ class BatchedVector:
     and statistics read them).
     """
 
-    def __init__(self, rules: RulesConfig, kind: str, num_envs: int):
+    def __init__(self, rules: RulesConfig, kind: str, num_envs: int) -> None:
         from blot_env.batched import BatchedEngine
 
         self.rules, self.num_envs = rules, num_envs
@@ -153,14 +156,17 @@ class BatchedVector:
         self.views = _RowViews(self.eng)
         self.results = _RowResults(self.eng)
 
-    def _out(self, b) -> VecStep:
-        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward, b.done)
+    def _out(self, b, rewards: np.ndarray | None = None, done: np.ndarray | None = None) -> VecStep:
+        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward if rewards is None else rewards,
+                       b.done if done is None else done)
 
     def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
-        """Deal new deals in ``envs``, each shuffled from a key drawn from ``rng``."""
+        """Deal new deals in ``envs``, each shuffled from a key drawn from ``rng``; like
+        :meth:`EngineVector.reset`, the returned rewards and done flags are zeros."""
         envs = np.asarray(envs, dtype=np.int64)
         keys = rng.integers(0, np.iinfo(np.int64).max, size=envs.size, dtype=np.int64).astype(np.uint64)
-        return self._out(self.eng.reset_rows(envs, keys))
+        out = self.eng.reset_rows(envs, keys)
+        return self._out(out, np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool))
 
     def step(self, actions: np.ndarray) -> VecStep:
         """Apply ``actions int64[N]`` in every busy row (idle rows ignore theirs)."""
@@ -179,11 +185,12 @@ class _RowResults:
     def __init__(self, eng):
         self.eng = eng
 
-    def __getitem__(self, e: int):
+    def __getitem__(self, e: int) -> DealResult | None:
         return self.eng.deal_result(int(e))
 
 
-def make_vector(rules: RulesConfig, encoder: Any, num_envs: int, engine: str = "batched"):
+def make_vector(rules: RulesConfig, encoder: Any, num_envs: int,
+                engine: str = "batched") -> BatchedVector | EngineVector:
     """The deal vector of the collector: :class:`BatchedVector` or :class:`EngineVector`."""
     if engine == "batched":
         return BatchedVector(rules, encoder.kind, num_envs)

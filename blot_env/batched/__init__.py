@@ -1,8 +1,45 @@
 """The batched engine: B deals stepped at once in compiled code (issue 6).
 
-See :class:`~blot_env.batched.engine.BatchedEngine`.
+See :class:`~blot_env.batched.engine.BatchedEngine` and docs/batched.md.
 """
 
-from .engine import BatchedEngine, BatchStep
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+
+def _refresh_numba_cache() -> None:
+    """Drop numba's on-disk cache of this package when any of its sources changed.
+
+    numba keys a cached function on its own file only: a cached ``engine._step`` keeps the
+    compiled code of ``_core`` functions it calls even after ``_core.py`` changes (a
+    ``git pull`` that touches one module). A stamp of every source's hash in
+    ``__pycache__`` makes such a change clear the whole cache here. A read-only install
+    (numba then caches elsewhere, and every file changes together on upgrade) is left alone.
+    """
+    here = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for src in sorted(here.glob("*.py")):
+        digest.update(src.name.encode())
+        digest.update(src.read_bytes())
+    stamp = here / "__pycache__" / "blot_sources.sha256"
+    try:
+        if stamp.read_text() == digest.hexdigest():
+            return
+    except OSError:
+        pass
+    try:
+        stamp.parent.mkdir(exist_ok=True)
+        for cached in stamp.parent.glob("*.nb[ic]"):
+            cached.unlink()
+        stamp.write_text(digest.hexdigest())
+    except OSError:
+        pass
+
+
+_refresh_numba_cache()
+
+from .engine import BatchedEngine, BatchStep  # noqa: E402
 
 __all__ = ["BatchStep", "BatchedEngine"]

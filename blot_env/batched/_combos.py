@@ -20,31 +20,42 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-NT = 4
+from .. import cards as _cards
+from .. import combos as _ref_combos
+from ..actions import CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
+
+# Every table is the reference modules' own, as an array (one table in one place).
+NT = _cards.NT
 MAXI = 128
 """Rows of an instance buffer: more than any hand of <= 16 cards can hold (split: <= 15 runs
 per suit; flat: <= 21 runs per suit, plus <= 8 carres)."""
 I_CLS, I_VALUE, I_MASK, I_KEY, I_SUIT, I_TOP = range(6)
 
-#: card points by rank (rules.md 1.1)          7  8   9   T   J  Q  K   A
-TRUMP_POINTS = np.array((0, 0, 14, 10, 20, 3, 4, 11), dtype=np.int64)
-PLAIN_POINTS = np.array((0, 0, 0, 10, 2, 3, 4, 11), dtype=np.int64)
-NT_POINTS = np.array((0, 0, 0, 10, 2, 3, 4, 19), dtype=np.int64)
+
+def _arr(values) -> np.ndarray:
+    return np.array(values, dtype=np.int64)
+
+
+#: card points by rank (rules.md 1.1)
+TRUMP_POINTS = _arr(_cards.TRUMP_POINTS)
+PLAIN_POINTS = _arr(_cards.PLAIN_POINTS)
+NT_POINTS = _arr(_cards.NT_POINTS)
 #: trick strength by rank (rules.md 1.1, 1.2)
-TRUMP_ORDER = np.array((0, 1, 6, 4, 7, 2, 3, 5), dtype=np.int64)
-PLAIN_ORDER = np.array((0, 1, 2, 6, 3, 4, 5, 7), dtype=np.int64)
+TRUMP_ORDER = _arr(_cards.TRUMP_ORDER)
+PLAIN_ORDER = _arr(_cards.PLAIN_ORDER)
 #: carre values by rank (raw), rules.md 1.4
-CARRE_ARMENIAN_TRUMP = np.array((0, 0, 140, 100, 200, 100, 100, 110), dtype=np.int64)
-CARRE_ARMENIAN_NT = np.array((0, 0, 0, 100, 100, 100, 100, 190), dtype=np.int64)
-CARRE_CLASSIC = np.array((0, 0, 150, 100, 200, 100, 100, 100), dtype=np.int64)
+CARRE_ARMENIAN_TRUMP = _arr(_ref_combos.CARRE_ARMENIAN_TRUMP)
+CARRE_ARMENIAN_NT = _arr(_ref_combos.CARRE_ARMENIAN_NT)
+CARRE_CLASSIC = _arr(_ref_combos.CARRE_CLASSIC)
 #: carre seniority: trump game Q<K<T<A<9<J, no trump J<Q<K<T<A
-CARRE_ORDER_TRUMP = np.array((0, 0, 4, 2, 5, 0, 1, 3), dtype=np.int64)
-CARRE_ORDER_NT = np.array((0, 0, 0, 3, 0, 1, 2, 4), dtype=np.int64)
+CARRE_ORDER_TRUMP = _arr(_ref_combos.CARRE_ORDER_TRUMP)
+CARRE_ORDER_NT = _arr(_ref_combos.CARRE_ORDER_NT)
 #: raw value of a sequence of class 1..3 (index 0 unused)
-SEQ_VALUES = np.array((0, 20, 50, 100), dtype=np.int64)
-RANK_MASK0 = 0x01010101
+SEQ_VALUES = _arr([0] + [_ref_combos.SEQ_VALUES[c] for c in (CLS_TERZ, CLS_FIFTY, CLS_HUNDRED)])
+RANK_MASK0 = _ref_combos.RANK_MASKS[0]
 """Bitmask of the four 7s; ``RANK_MASK0 << rank`` is the four cards of ``rank``."""
-RK, RQ = 6, 5
+RK, RQ = _cards.RK, _cards.RQ
+assert CLS_CARRE == 4 and RANK_MASK0 == 0x01010101  # the compiled code's class and bit layout
 
 
 # ------------------------------------------------------------------------------ cards

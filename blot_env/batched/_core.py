@@ -14,10 +14,12 @@ reference state after the same action, field for field.
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-from ._combos import achievable_plus, best_of_class, best_set, classes_held
+from .. import auction as _auction
+from .. import cards as _cards
+from ..actions import CLS_CARRE
+from ._combos import TRUMP_ORDER, achievable_plus, best_of_class, best_set, classes_held
 from ._combos import card_points as _card_points
 from ._combos import strength as _strength
 from ._layout import (
@@ -147,13 +149,13 @@ _MANUAL, _AUTO, _ANNOUNCE = 0, 1, 2
 _ST_ANNOUNCE, _ST_HEIGHT, _ST_ANSWER, _ST_SHOW = 0, 1, 2, 3
 _R_NONE, _R_LEADING_PAIR, _R_PASS_ON, _R_PARTNER = 0, 1, 2, 3
 _K_NUM, _K_KAPUT, _K_KAPUT_PLUS, _K_TAKE, _K_NAME = 0, 1, 2, 3, 4
-_NT = 4
-_RJ = 4
-_CLS_CARRE = 4
-KAPUT_VALUE = 25
-LAST_TRICK_BONUS = 10
+_NT = _cards.NT
+_RJ = _cards.RJ
+_CLS_CARRE = CLS_CARRE
+KAPUT_VALUE = _auction.KAPUT_VALUE
+LAST_TRICK_BONUS = _cards.LAST_TRICK_BONUS
 
-_TRUMP_ORDER = np.array([0, 1, 6, 4, 7, 2, 3, 5], dtype=np.int64)
+_TRUMP_ORDER = TRUMP_ORDER
 
 
 # ---------------------------------------------------------------------------- small helpers

@@ -43,7 +43,7 @@ MAXSTOCK = 16
 MAXPEND = 6
 MAXEV = 16
 MAXCALLS = 400
-"""Auction calls kept (bazar: values rise strictly, so at most ~4 x 80 calls)."""
+"""Auction calls a row holds (``max_calls`` bounds a config's auction; presets need <= 301)."""
 
 # Fields are ordered hot first: those that the transitions, the masks and the observation
 # encoder read at every step sit together at the start of the row (a handful of cache lines),
@@ -243,6 +243,44 @@ def action_tables(cfg: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray,
             if len(params) > 1:
                 p1[a] = int(params[1])
     return block, p0, p1, bstart
+
+
+def max_calls(cfg: RulesConfig) -> int:
+    """An upper bound on the number of calls of one auction under ``cfg`` (rules.md 2.2, 3-6).
+
+    Trump choices: every player passes or chooses in each of two rounds. Bidding auctions:
+    each raise bids a strictly higher value, so there are at most as many raises as distinct
+    values; before each raise and at the end come at most ``max(auction_end_passes, n)``
+    calls, and a contra/recontra sequence adds ``contra_end_passes + 2``.
+    """
+    n = cfg.num_players
+    if cfg.auction in ("duel", "open"):
+        return 2 * n
+    values = set(range(cfg.bid_min, cfg.bid_max + 1, cfg.bid_step))
+    if cfg.kaput_bid != "none":
+        values.add(25)
+    if cfg.kaput_bid == "raisable":
+        values |= {25 + k for k in layout_for(cfg).kaput_plus_values}
+    return (len(values) + 1) * max(cfg.auction_end_passes, n) + cfg.contra_end_passes + 2
+
+
+def capacity_problem(cfg: RulesConfig) -> str | None:
+    """Why a deal of ``cfg`` may not fit in a row (``None`` when it always fits).
+
+    The row has fixed room for the auction calls (``MAXCALLS``) and the stock
+    (``MAXSTOCK``); knob overrides such as a long bid ladder, many closing passes or a full
+    deck in a duel can exceed them.
+    """
+    m = max_calls(cfg)
+    if m > MAXCALLS:
+        return (f"its auction may run to {m} calls (bids {cfg.bid_min}..{cfg.bid_max} step {cfg.bid_step}, "
+                f"auction_end_passes={cfg.auction_end_passes}); a row holds {MAXCALLS}")
+    deck = 24 if cfg.short_deck else 32
+    stock = deck - cfg.num_players * cfg.hand_size
+    if stock > MAXSTOCK:
+        return (f"its stock has {stock} cards (short_deck={cfg.short_deck}, hand_size={cfg.hand_size}); "
+                f"a row holds {MAXSTOCK}")
+    return None
 
 
 def combo_key(key: tuple[int, int, int, int]) -> int:

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
+from ._core import current_seat
 from ._layout import (
     ANNOUNCED,
     C_DOUBLE,
@@ -51,13 +52,11 @@ from ._layout import (
     NPLAYS,
     NSTOCK,
     PEND_KIND,
-    PEND_SEAT,
     PHASE,
     PLAY_CARD,
     PLAY_SEAT,
     PLAYED,
     POINTS,
-    SEAT,
     SHOW_MASK,
     SHOW_N,
     SHOW_VALUE,
@@ -184,24 +183,11 @@ def _popcount(m):
 
 
 @numba.njit(cache=True, error_model="numpy")
-def to_act_row(S, b, n):
-    """Seat to act of row ``b`` (``engine.current_seat``): -1 when the deal is over."""
-    ph = S[b, PHASE]
-    if ph == 0:
-        return S[b, SEAT]
-    if ph == 1:
-        if S[b, NPEND] > 0:
-            return S[b, PEND_SEAT]
-        return (S[b, LEADER] + S[b, TRICK_LEN]) % n
-    return -1
-
-
-@numba.njit(cache=True, error_model="numpy")
 def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """Write the observation of ``seat`` for row ``b`` into ``out`` (``float32[D]``; zeroed first).
 
-    ``S``: ``int64[B, ROW]``; ``K``: ``int64[NK]`` knobs (unused beyond the tables, kept for a
-    uniform signature); ``ti, cf_idx, cf_val, grid, hpos``: ``obs_tables(cfg, kind)``;
+    ``S``: ``int64[B, ROW]``; ``K``: ``int64[NK]`` knobs (``_layout.knobs``); ``ti, cf_idx,
+    cf_val, grid, hpos``: ``obs_tables(cfg, kind)``;
     ``seat``: absolute seat 0..n-1. Equals ``ObservationEncoder(cfg, kind).encode(
     seat_view(state, seat))`` for the state of the row (egocentric: relative seat
     ``(s - seat) % n``, side ``rel % 2``).
@@ -209,11 +195,11 @@ def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     D = ti[T_D]
     for i in range(D):
         out[i] = 0.0
-    _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out)
+    _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out)
 
 
 @numba.njit(cache=True, error_model="numpy")
-def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
+def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """The body of :func:`encode_row` on a zeroed ``out``; returns the standing-bid position set (-1: none)."""
     n = ti[T_N]
     nm = n - 1  # n is 2 or 4: (x & nm) == x % n, negative x included
@@ -382,7 +368,7 @@ def _fill(S, b, ti, cf_idx, cf_val, grid, hpos, seat, out):
     out[o] = pw0 / 162.0
     out[o + 1] = pw1 / 162.0
     # ---- declarations (public protocol)
-    to_act = to_act_row(S, b, n)
+    to_act = current_seat(S, b, K)
     if decl:
         o = ti[O_ANNOUNCED]
         for s in range(n):
@@ -435,4 +421,4 @@ def encode_batch(S, seats, K, ti, cf_idx, cf_val, grid, hpos, out2d):
         encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seats[b], out2d[b])
 
 
-__all__ = ["NTI", "encode_batch", "encode_row", "obs_tables", "to_act_row"]
+__all__ = ["NTI", "encode_batch", "encode_row", "obs_tables"]

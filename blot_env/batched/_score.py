@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import scoring as _scoring
 from ._combos import has_blot, mask_points
 from ._layout import (
     ANN_ORDER,
@@ -56,12 +57,12 @@ from ._layout import (
 )
 
 #: bid multiplier M (rules.md 2.5) by double: suit, NT; belote's k (rules.md 6)
-MULT_SUIT = np.array((1, 2, 4), dtype=np.int64)
-MULT_NT = np.array((2, 3, 5), dtype=np.int64)
-MULT_BELOTE = np.array((1, 2, 4), dtype=np.int64)
-BELOTE_BASE = 160
-DEAL_TP = 16
-NT = 4
+MULT_SUIT = np.array(_scoring.MULT_SUIT, dtype=np.int64)
+MULT_NT = np.array(_scoring.MULT_NT, dtype=np.int64)
+MULT_BELOTE = np.array(_scoring.MULT_BELOTE, dtype=np.int64)
+BELOTE_BASE = _scoring.BELOTE_BASE
+DEAL_TP = _scoring.DEAL_TP
+NT = _scoring.NT
 #: ``out`` of ``score_row``: made, tricks[2], card_points[2], combinations[2], score[2]
 R_MADE, R_TRICKS, R_POINTS, R_COMB, R_SCORE = 0, 1, 3, 5, 7
 NRES = 9

@@ -16,6 +16,7 @@ import numpy as np
 from ..actions import layout_for
 from ..combos import Combo, achievable_plus, best_set, instances
 from ..rules_config import RulesConfig
+from ..scoring import DealResult, passed_out_result
 from ..state import Contract, Declarations, Phase, State, Step
 from . import _layout as L
 
@@ -221,8 +222,9 @@ def to_state(row: np.ndarray, cfg: RulesConfig, history: Sequence[int] | None = 
         )
     npend = int(row[L.NPEND])
     pending = tuple((Step(k), s) for k, s in zip(_ints(row, L.PEND_KIND, npend), _ints(row, L.PEND_SEAT, npend)))
-    # the history's play-phase part: the reference keeps every action id; the row keeps the count
-    # only, so pad with the plays' card ids where they are known (used by records, not by rules)
+    # the history's play-phase part: the reference keeps every action id, the row only their
+    # count; without ``full_history`` they become -1 placeholders (records need the real ids,
+    # rules and views do not)
     nhist = int(row[L.NHIST])
     if full_history is not None:
         full = tuple(int(a) for a in full_history)
@@ -246,3 +248,18 @@ def to_state(row: np.ndarray, cfg: RulesConfig, history: Sequence[int] | None = 
         points=_ints(row, L.POINTS, n) if started else (), plays=plays, kaput_broken=bool(row[L.KAPUT_BROKEN]),
         pending=pending, decl=decl, face_down=face_down, unlaid=unlaid, piles=piles,
     )
+
+
+def result_from_array(r: np.ndarray) -> DealResult:
+    """The :class:`~blot_env.scoring.DealResult` of a compiled result vector ``int64[16]``.
+
+    Layout (``_score.score_row`` then the contract): made (-1 passed out, 0, 1), tricks[2],
+    card_points[2] (raw), combinations[2], score[2] (score-sheet units) per side, then the
+    contract's seat, strain, value, kind (index into ``C_KINDS``), plus, double, call.
+    """
+    if r[0] < 0:
+        return passed_out_result()
+    c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
+                 plus=int(r[13]), double=int(r[14]), call=int(r[15]))
+    return DealResult(c, bool(r[0]), (int(r[1]), int(r[2])), (int(r[3]), int(r[4])), (int(r[5]), int(r[6])),
+                      (int(r[7]), int(r[8])))

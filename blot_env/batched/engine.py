@@ -29,14 +29,14 @@ from numpy.typing import ArrayLike
 
 from ..actions import layout_for
 from ..cards import cards_of
-from ..engine import apply_action
-from ..errors import IllegalActionError
-from ..rules_config import RulesConfig, make_rules
+from ..engine import apply_action, deck_mask
+from ..errors import ConfigError, IllegalActionError
+from ..rules_config import RulesConfig, make_rules, with_overrides
 from ..scoring import DealResult
-from ..state import Contract, State
+from ..state import State
 from . import _core, _obs, _score
 from . import _layout as L
-from .convert import to_state
+from .convert import result_from_array, to_state
 
 _U = nb.uint64
 
@@ -146,7 +146,7 @@ def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, auto
         if S[b, L.PHASE] == 2:
             _score.score_row(S, b, K, res[b])
             for i in range(7):
-                res[b, 9 + i] = S[b, L.C_SEAT + i]
+                res[b, _score.NRES + i] = S[b, L.C_SEAT + i]
             done[b] = True
             if res[b, 0] >= 0:
                 for s in range(n):
@@ -225,7 +225,20 @@ class BatchedEngine:
                  rules: RulesConfig | None = None, **overrides) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        self.cfg = rules if rules is not None else make_rules(preset, **overrides)
+        if rules is not None and not isinstance(rules, RulesConfig):
+            raise ConfigError(f"rules must be a RulesConfig (blot_env.make_rules(...)), got {type(rules).__name__}")
+        if not isinstance(autoreset, (bool, np.bool_)):
+            raise ValueError(f"autoreset must be a bool, got {autoreset!r}")
+        if not np.isfinite(reward_scale):
+            raise ValueError(f"reward_scale must be a finite number, got {reward_scale!r}")
+        if rules is not None:
+            self.cfg = with_overrides(rules, overrides) if overrides else rules
+        else:
+            self.cfg = make_rules(preset, **overrides)
+        problem = L.capacity_problem(self.cfg)
+        if problem is not None:
+            raise ConfigError(f"the batched engine cannot run this rules config: {problem}. "
+                              "blot_env.env() runs it on the reference engine.")
         self.num_envs = B = int(num_envs)
         self.num_players = n = self.cfg.num_players
         self.layout = layout_for(self.cfg)
@@ -237,7 +250,7 @@ class BatchedEngine:
         self.obs_size = D = int(self._otabs[0][_obs.T_D])
         self.autoreset = bool(autoreset)
         self.reward_scale = float(reward_scale)
-        self._deck = np.array(cards_of((1 << 32) - 1 if not self.cfg.short_deck else _short()), dtype=np.int64)
+        self._deck = np.array(cards_of(deck_mask(self.cfg)), dtype=np.int64)
         self.S = np.zeros((B, L.ROW), dtype=np.int64)
         self._deal_no = np.zeros(B, dtype=np.int64)
         self._obs = np.zeros((B, D), dtype=np.float32)
@@ -256,13 +269,21 @@ class BatchedEngine:
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | None = None) -> BatchStep:
-        """Deal a new deal in every row. ``seed`` (an int >= 0) restarts the deal generator."""
+        """Deal a new deal in every row; ``seed`` restarts the deal generator and the stream of
+        :meth:`random_actions` (``None``: a fresh seed from the OS, kept in ``self.seed``).
+
+        Raises:
+            ValueError: ``seed`` is not an int in ``0 .. 2**64 - 1`` or ``None``.
+        """
         if seed is None:
             seed = int(np.random.SeedSequence().entropy % (1 << 63))
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
             raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
-        self.seed = int(seed) % (1 << 64)
+        if seed >= 1 << 64:
+            raise ValueError(f"seed must be below 2**64, got {seed!r}")
+        self.seed = int(seed)
         self._deal_no[:] = 0
+        self._draws = 0
         return self.reset_rows(np.arange(self.num_envs))
 
     def reset_rows(self, rows: ArrayLike, keys: ArrayLike | None = None) -> BatchStep:
@@ -271,16 +292,21 @@ class BatchedEngine:
         ``keys`` (``uint64[len(rows)]``, optional): shuffle each row's deal from its key instead
         of the engine's seeded stream (a caller that owns the randomness, e.g. a resumable
         trainer, draws the keys from its own generator).
+
+        Raises:
+            ValueError: ``rows`` not distinct integers in ``0..B-1``, or ``keys`` not one
+                non-negative integer per row.
         """
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs):
-            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}")
+        rows = self._rows(rows)
         if keys is None:
             keys = np.zeros(0, dtype=np.uint64)
         else:
-            keys = np.asarray(keys, dtype=np.uint64).reshape(-1)
-            if keys.shape != rows.shape:
-                raise ValueError(f"keys must have one entry per row ({rows.size}), got {keys.size}")
+            k = np.asarray(keys).reshape(-1)
+            if k.shape != rows.shape:
+                raise ValueError(f"keys must have one entry per row ({rows.size}), got {k.size}")
+            if k.size and (k.dtype.kind not in "iu" or (k.dtype.kind == "i" and k.min() < 0)):
+                raise ValueError(f"keys must be non-negative integers (uint64), got {k.dtype} {k[:4]}")
+            keys = k.astype(np.uint64)
         self._done[rows] = False
         self._rew[rows] = 0.0
         block, p0, p1, bstart = self._tables
@@ -313,10 +339,12 @@ class BatchedEngine:
 
     def release_rows(self, rows: ArrayLike) -> BatchStep:
         """Make the rows in ``rows`` idle (``seat = -1``; see the module doc) until
-        :meth:`reset_rows` deals them again. Their deals are abandoned without a result."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if rows.size and (rows.min() < 0 or rows.max() >= self.num_envs):
-            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}")
+        :meth:`reset_rows` deals them again. Their deals are abandoned without a result.
+
+        Raises:
+            ValueError: ``rows`` not distinct integers in ``0..B-1``.
+        """
+        rows = self._rows(rows)
         for b in rows:
             _idle(int(b), self._obs, self._mask_full, self._seat)
         return self._out()
@@ -339,23 +367,35 @@ class BatchedEngine:
 
         Its ``history`` keeps the auction calls; play-phase action ids are ``-1`` placeholders.
         """
-        return to_state(self.S[row], self.cfg)
+        return to_state(self.S[self._row(row)], self.cfg)
 
     def deal_result(self, row: int) -> DealResult | None:
         """The :class:`~blot_env.scoring.DealResult` of the deal that ended last in ``row``
         (from the last step's ``result``; ``None`` if it has not ended at that step)."""
+        row = self._row(row)
         if not self._done[row]:
             return None
-        r = self._res[row]
-        c = None
-        if r[0] >= 0:
-            c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
-                         plus=int(r[13]), double=int(r[14]), call=int(r[15]))
-        made = None if r[0] < 0 else bool(r[0])
-        return DealResult(c, made, (int(r[1]), int(r[2])), (int(r[3]), int(r[4])), (int(r[5]), int(r[6])),
-                          (int(r[7]), int(r[8])))
+        return result_from_array(self._res[row])
 
     # ------------------------------------------------------------------ internals
+    def _rows(self, rows: ArrayLike) -> np.ndarray:
+        r = np.asarray(rows).reshape(-1)
+        if r.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        if r.dtype.kind not in "iu":
+            raise ValueError(f"rows must be integer row indices, got dtype {r.dtype}")
+        r = r.astype(np.int64)
+        if r.min() < 0 or r.max() >= self.num_envs:
+            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}, got {r.min()}..{r.max()}")
+        if np.unique(r).size != r.size:
+            raise ValueError("rows must be distinct")
+        return r
+
+    def _row(self, row: int) -> int:
+        if isinstance(row, (bool, np.bool_)) or not isinstance(row, (int, np.integer)) or not 0 <= row < self.num_envs:
+            raise ValueError(f"row must be an int in 0..{self.num_envs - 1}, got {row!r}")
+        return int(row)
+
     def _out(self) -> BatchStep:
         return BatchStep(*(_readonly(x) for x in (self._obs, self._mask, self._seat, self._rew, self._done,
                                                   self._res)))
@@ -374,9 +414,3 @@ def _readonly(a: np.ndarray) -> np.ndarray:
     v = a.view()
     v.flags.writeable = False
     return v
-
-
-def _short() -> int:
-    from ..cards import SHORT_DECK
-
-    return SHORT_DECK
