@@ -10,7 +10,7 @@
 
 Usage::
 
-    python scripts/main_job.py                    # about 12 minutes on 2 cores
+    python scripts/main_job.py                    # about 8 minutes on 2 cores
     python scripts/main_job.py --train-minutes 2 --boards 200 --out runs/quick
 """
 
