@@ -317,8 +317,11 @@ class raw_env(AECEnv):
 
         Raises:
             IllegalActionError: the action is not legal here (message: action, seat, rule, legal ones).
+            RuntimeError: the episode is over and every agent has been removed (call ``reset``).
         """
         agent = self.agent_selection
+        if agent not in self.terminations:
+            raise RuntimeError("step() after the episode ended: every agent is done; call reset() first")
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
         if self._reference:
@@ -444,6 +447,8 @@ class raw_env(AECEnv):
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
+        if agent not in self._seat_of:
+            raise KeyError(f"unknown agent {agent!r}; this env's agents are {', '.join(self.possible_agents)}")
         live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
         if self._reference:
             out = self._observe_reference(agent, live)

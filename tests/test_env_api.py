@@ -352,3 +352,21 @@ def test_parallel_conversion_plays():
         obs, _rew, _term, _trunc, _infos = par.step(actions)
         steps += 1
     assert steps > 10
+
+
+def test_unknown_agent_and_step_after_the_episode_give_clear_errors():
+    e = raw_env("duel")
+    e.reset(seed=0)
+    with pytest.raises(KeyError, match=r"unknown agent 'player_9'.*player_0, player_1"):
+        e.observe("player_9")
+    rng = np.random.default_rng(0)
+    while e.agents:
+        a = e.agent_selection
+        if e.terminations[a] or e.truncations[a]:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(e.observe(a)["action_mask"]))))
+    with pytest.raises(RuntimeError, match="call reset"):
+        e.step(0)
+    e.reset(seed=1)  # and the env is usable again
+    assert e.agents == ["player_0", "player_1"]
