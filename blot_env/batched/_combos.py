@@ -156,6 +156,18 @@ def has_blot(hand: int, strain: int) -> bool:
     return (hand & need) == need
 
 
+@njit(cache=True, inline="always", error_model="numpy")
+def _next_run(bits: int, r: int):
+    """The next maximal run of set bits of the 8-bit ``bits`` at or after rank ``r``:
+    ``(start, stop)``, stop exclusive; ``(8, 8)`` when there is none."""
+    while r < 8 and not (bits >> r) & 1:
+        r += 1
+    start = r
+    while r < 8 and (bits >> r) & 1:
+        r += 1
+    return start, r
+
+
 @njit(cache=True, error_model="numpy")
 def _run_classes(hand: int, flat: int) -> int:
     """Bitmask of sequence classes (bits 1..3) of ``hand``'s runs, split or flat."""
@@ -164,12 +176,7 @@ def _run_classes(hand: int, flat: int) -> int:
         bits = (hand >> (8 * s)) & 0xFF
         r = 0
         while r < 8:
-            if not (bits >> r) & 1:
-                r += 1
-                continue
-            start = r
-            while r < 8 and (bits >> r) & 1:
-                r += 1
+            start, r = _next_run(bits, r)
             ln = r - start
             if ln < 3:
                 continue
@@ -222,12 +229,7 @@ def _runs_into(hand: int, strain: int, flat: int, buf, n: int, dedup_from: int) 
         trump = 1 if strain == s else 0
         r = 0
         while r < 8:
-            if not (bits >> r) & 1:
-                r += 1
-                continue
-            start = r
-            while r < 8 and (bits >> r) & 1:
-                r += 1
+            start, r = _next_run(bits, r)
             length = r - start
             if length < 3:
                 continue
