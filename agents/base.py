@@ -45,6 +45,17 @@ class Agent(Protocol):
         ...
 
 
+def legal_or_raise(view: SeatView) -> tuple[int, ...]:
+    """The legal action ids of ``view`` (its seat is to act).
+
+    Raises:
+        ValueError: the seat is not to act (no legal actions).
+    """
+    if not view.legal:
+        raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+    return view.legal
+
+
 class BaseAgent:
     """Convenience base: a ``name`` and a no-op ``reset``. Subclasses implement ``act``."""
 

@@ -8,7 +8,7 @@ from blot_env.actions import layout_for
 from blot_env.state import Phase
 from blot_env.view import SeatView
 
-from .base import BaseAgent
+from .base import BaseAgent, legal_or_raise
 
 #: auction calls that are passes (the rest are bids, contra, recontra, take, name)
 _PASS_BLOCKS = frozenset({"PASS"})
@@ -33,9 +33,7 @@ class RandomAgent(BaseAgent):
         self.name = name
 
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        legal = legal_or_raise(view)
         if view.phase == Phase.AUCTION and len(legal) > 1:
             lay = layout_for(view.cfg)
             passes = [a for a in legal if lay.block_of[a] in _PASS_BLOCKS]

@@ -49,7 +49,7 @@ from blot_env.combos import CARRE_ORDER_NT, CARRE_ORDER_TRUMP, best_set, has_blo
 from blot_env.state import Phase
 from blot_env.view import SeatView
 
-from .base import BaseAgent
+from .base import BaseAgent, legal_or_raise
 
 # ---------------------------------------------------------------------------- card helpers
 
@@ -337,9 +337,7 @@ class RulesAgent(BaseAgent):
 
     # ------------------------------------------------------------------ entry point
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        legal = legal_or_raise(view)
         if len(legal) == 1:
             return legal[0]
         if view.phase == Phase.AUCTION:

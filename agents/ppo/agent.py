@@ -18,7 +18,7 @@ from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.view import SeatView
 
-from ..base import BaseAgent
+from ..base import BaseAgent, legal_or_raise
 from .config import TrainConfig, config_from_dict
 from .network import ActorCritic
 from .rollout import make_encoder
@@ -48,9 +48,7 @@ class PPOAgent(BaseAgent):
     @torch.no_grad()
     def action_probs(self, view: SeatView) -> tuple[tuple[int, ...], np.ndarray]:
         """(legal action ids, ``float64[len(legal)]`` policy probabilities over them)."""
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        legal = legal_or_raise(view)
         obs = torch.from_numpy(self.encoder.encode(view)).unsqueeze(0)
         logits = self.policy.logits(obs)[0].numpy().astype(np.float64)[list(legal)]
         p = np.exp(logits - logits.max())

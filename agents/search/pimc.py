@@ -37,7 +37,7 @@ from blot_env.declarations import initial as initial_declarations
 from blot_env.state import Contract, Phase, State
 from blot_env.view import SeatView
 
-from ..base import BaseAgent
+from ..base import BaseAgent, legal_or_raise
 from ..medium_agent import MediumAgent
 from ..rules_agent import RulesAgent, team_estimate
 from . import solver
@@ -76,9 +76,7 @@ class PIMCAgent(BaseAgent):
 
     # ------------------------------------------------------------------ dispatch
     def act(self, view: SeatView, rng: np.random.Generator) -> int:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} is not to act (no legal actions)")
+        legal = legal_or_raise(view)
         if len(legal) == 1:
             return legal[0]
         lay = layout_for(view.cfg)
