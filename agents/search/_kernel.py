@@ -38,6 +38,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+#: No NRT: the kernel allocates nothing, and with NRT on, numba wraps every array handed to
+#: a helper in atomic reference-count updates, which took most of the solver's time.
+_jit = njit(cache=True, _nrt=False)
+_jit_inline = njit(cache=True, _nrt=False, inline="always")
+
 INF = 1 << 20
 #: above every outcome code (3 * 162 + 2); "no upper bound" in the table
 VMAX = 1023
@@ -48,7 +53,7 @@ for _i in range(32):
     BITPOS[(1 << _i) % 37] = _i
 
 
-@njit(cache=True, inline="always")
+@_jit_inline
 def _strength(c, led, P, TSTR, PSTR):
     if P[1] != 4 and (c >> 3) == P[1]:
         return TSTR[c]
@@ -57,7 +62,7 @@ def _strength(c, led, P, TSTR, PSTR):
     return 0
 
 
-@njit(cache=True)
+@_jit_inline
 def legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE):
     """Legal cards of ``seat`` holding ``hand`` (playable cards), rules.md 1.3."""
     if tlen == 0:
@@ -104,7 +109,7 @@ def legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE):
     return trumps
 
 
-@njit(cache=True)
+@_jit_inline
 def _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, ply, first):
     """Fill ``MV[ply]`` with the seat's moves, best-looking first; returns the count.
 
@@ -202,13 +207,13 @@ def _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, pl
     return cnt
 
 
-@njit(cache=True)
+@_jit_inline
 def _tt_index(key, bits):
     h = key * 6364136223846793005
     return (h >> (64 - bits)) & ((1 << bits) - 1)
 
 
-@njit(cache=True)
+@_jit_inline
 def _final_code(flags):
     if flags & 2 == 0:
         return 2
@@ -217,7 +222,7 @@ def _final_code(flags):
     return 1
 
 
-@njit(cache=True)
+@_jit_inline
 def _trick_result(TR, leader, P, PTS, TSTR, PSTR):
     """Winning seat and raw points (without the last-trick 10) of the complete trick ``TR``."""
     n = P[0]
@@ -234,7 +239,7 @@ def _trick_result(TR, leader, P, PTS, TSTR, PSTR):
     return (leader + w) % n, pts
 
 
-@njit(cache=True)
+@_jit_inline
 def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
     """Play ``c`` for the seat to play. Returns ``(go_on, gain)``: ``go_on`` False when the
     deal is over (``gain`` then includes the final capot code). ``SV[ply]`` keeps what
@@ -277,7 +282,7 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
     return True, gain
 
 
-@njit(cache=True)
+@_jit_inline
 def _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply):
     seat = SV[ply, 4]
     H[seat] ^= 1 << c
@@ -292,7 +297,7 @@ def _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply):
     ST[3] = SV[ply, 3]
 
 
-@njit(cache=True)
+@_jit_inline
 def _key(H, TR, ST, n):
     """Exact position key (53 bits): cards still held, trick length, leader, won flags, trick cards.
 
@@ -307,7 +312,7 @@ def _key(H, TR, ST, n):
     return key
 
 
-@njit(cache=True)
+@_jit_inline
 def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
     """V of a position in the last trick: every remaining card is forced."""
     n = P[0]
@@ -322,7 +327,7 @@ def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
     return (3 * pts if wteam == 0 else 0) + _final_code(ST[3] | (1 << wteam))
 
 
-@njit(cache=True)
+@_jit_inline
 def _bounds(H, ST, P, PTS):
     """Cheap bounds ``(lo, hi)`` on V at a trick boundary.
 
@@ -376,9 +381,9 @@ def _bounds(H, ST, P, PTS):
     return lo, hi
 
 
-@njit(cache=True)
-def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, ply0, alpha0,
-           beta0):
+@_jit
+def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, FR, ply0,
+           alpha0, beta0):
     """Fail-soft alpha-beta with a transposition table; returns V of the position.
 
     Iterative (an explicit stack of frames, one per ply) rather than recursive: numba's
@@ -387,18 +392,19 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
     """
     n = P[0]
     gen = ST[5]
-    # per-ply frame: alpha, beta, a0, b0, best, best card, move index, move count, gain, key, tt index
-    FA = np.empty(48, dtype=np.int64)
-    FB = np.empty(48, dtype=np.int64)
-    FA0 = np.empty(48, dtype=np.int64)
-    FB0 = np.empty(48, dtype=np.int64)
-    FBEST = np.empty(48, dtype=np.int64)
-    FBC = np.empty(48, dtype=np.int64)
-    FI = np.empty(48, dtype=np.int64)
-    FN = np.empty(48, dtype=np.int64)
-    FG = np.empty(48, dtype=np.int64)
-    FK = np.empty(48, dtype=np.int64)
-    FX = np.empty(48, dtype=np.int64)
+    # per-ply frame (rows of FR): alpha, beta, a0, b0, best, best card, move index, move
+    # count, gain, key, tt index
+    FA = FR[0]
+    FB = FR[1]
+    FA0 = FR[2]
+    FB0 = FR[3]
+    FBEST = FR[4]
+    FBC = FR[5]
+    FI = FR[6]
+    FN = FR[7]
+    FG = FR[8]
+    FK = FR[9]
+    FX = FR[10]
     ply = ply0
     alpha = alpha0
     beta = beta0
@@ -424,7 +430,7 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
                 elif hi <= alpha:
                     ret = hi
                     hit = True
-            use_tt = ST[2] < P[4] - 1 and ST[1] != n - 1
+            use_tt = ST[2] < P[4] - 1 and ST[1] == 0
             if not hit and use_tt:
                 key = _key(H, TR, ST, n) | gen
                 idx = _tt_index(key, P[6])
@@ -539,32 +545,32 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
             have_v = True
 
 
-@njit(cache=True)
-def child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, c,
-                alpha, beta):
+@_jit
+def child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, FR,
+                c, alpha, beta):
     """V after the seat to play plays ``c``, searched with the window ``alpha, beta``."""
     go_on, gain = _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, 0)
     if go_on:
         v = gain + search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
-                          1, alpha - gain, beta - gain)
+                          FR, 1, alpha - gain, beta - gain)
     else:
         v = gain
     _undo(H, CV, UNDER, TR, ST, PTS, c, SV, 0)
     return v
 
 
-@njit(cache=True)
-def root_values(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, cards,
-                out):
+@_jit
+def root_values(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, FR,
+                cards, out):
     """Exact V after each card of ``cards`` (legal at the root): ``out[i]`` (full windows)."""
     for i in range(cards.shape[0]):
         out[i] = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
-                             cards[i], -INF, INF)
+                             FR, cards[i], -INF, INF)
 
 
-@njit(cache=True)
-def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, cards,
-                steps, out):
+@_jit
+def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT, FR,
+                cards, steps, out):
     """For each root card, how many of the sorted thresholds ``steps`` its V reaches.
 
     ``out[i] = #{k : V_i >= steps[k]}``, found by bisection with null-window searches
@@ -580,7 +586,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         if 0 <= guess < L:
             t = steps[guess]
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
-                            c, t - 1, t)
+                            FR, c, t - 1, t)
             if v >= t:
                 lo = guess + 1
             else:
@@ -588,7 +594,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         if lo < hi and guess > 0 and hi == guess:
             t = steps[guess - 1]
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
-                            c, t - 1, t)
+                            FR, c, t - 1, t)
             if v >= t:
                 lo = guess
             else:
@@ -597,7 +603,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
             mid = (lo + hi + 1) // 2
             t = steps[mid - 1]
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
-                            c, t - 1, t)
+                            FR, c, t - 1, t)
             if v >= t:
                 lo = mid
             else:

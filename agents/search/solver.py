@@ -292,6 +292,7 @@ class _TT:
         self.moves = np.zeros((40, 16), dtype=np.int64)
         self.scores = np.zeros((40, 16), dtype=np.int64)
         self.saved = np.zeros((40, 10), dtype=np.int64)
+        self.frames = np.zeros((11, 48), dtype=np.int64)  # the search's per-ply frames
 
     def next_gen(self) -> int:
         """The generation tag of a new solve (bits 53..62 of the key)."""
@@ -363,7 +364,8 @@ def _arrays(state: State):
     P[4] = cfg.num_tricks
     P[5] = (1 - c.seat % 2) if c.is_kaput else -1
     P[6] = tt.bits
-    return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.table)
+    return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.table,
+            tt.frames)
 
 
 def card_codes(state: State, cards: list[int] | None = None) -> dict[int, int]:
