@@ -23,9 +23,9 @@ Arrays (all int64 unless noted):
   this deal, bit 1 team 1), 4 node counter, 5 TT generation (already shifted to bit 53),
   6 cutoffs and 7 the sum of the move numbers that cut (ordering diagnostics), 8 raw points
   of the cards still held, 16 + t nodes visited in trick t;
-* ``P[8]``: 0 players, 1 strain (0..3, 4 = no trump), 2 partner exemption (4 players),
-  3 undertrump free, 4 tricks in the deal, 5 kaput-defending team (-1: not a kaput
-  contract), 6 TT bits;
+* ``P[8]``: 0 players (2 or 4, so seats wrap with ``& (n - 1)``), 1 strain (0..3, 4 = no
+  trump), 2 partner exemption (4 players), 3 undertrump free, 4 tricks in the deal,
+  5 kaput-defending team (-1: not a kaput contract), 6 TT bits;
 * ``PTS[32]`` card points, ``TSTR[32]`` trick strength as a trump (0 if not a trump),
   ``PSTR[32]`` strength in its own suit when led, ``DESC[2, 8]`` ranks by strength
   (row 0 plain order, row 1 trump order), ``ABOVE[8]`` trump-rank masks above an order;
@@ -96,7 +96,7 @@ def legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE):
             w = i
         if (TR[i] >> 3) == trump and TSTR[TR[i]] > top:
             top = TSTR[TR[i]]
-    wseat = (leader + w) % n
+    wseat = (leader + w) & (n - 1)
     if P[2] == 1 and (wseat - seat) % 2 == 0:
         return hand
     if top > 0:
@@ -120,7 +120,7 @@ def _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, pl
     n = P[0]
     leader = ST[0]
     tlen = ST[1]
-    seat = (leader + tlen) % n
+    seat = (leader + tlen) & (n - 1)
     hand = H[seat] & ~CV[seat]
     legal = legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE)
     present = 0
@@ -142,7 +142,7 @@ def _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, pl
             if s > ws:
                 ws = s
                 w = i
-        wteam = ((leader + w) % n) % 2
+        wteam = ((leader + w) & (n - 1)) % 2
     my_team = seat % 2
     last = tlen == n - 1
     cnt = 0
@@ -236,7 +236,7 @@ def _trick_result(TR, leader, P, PTS, TSTR, PSTR):
         if s > ws:
             ws = s
             w = j
-    return (leader + w) % n, pts
+    return (leader + w) & (n - 1), pts
 
 
 @_jit_inline
@@ -248,7 +248,7 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
     leader = ST[0]
     tlen = ST[1]
     flags = ST[3]
-    seat = (leader + tlen) % n
+    seat = (leader + tlen) & (n - 1)
     H[seat] ^= 1 << c
     CV[seat] &= ~UNDER[c]
     ST[8] -= PTS[c]
@@ -319,7 +319,7 @@ def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
     leader = ST[0]
     tlen = ST[1]
     for k in range(tlen, n):
-        seat = (leader + k) % n
+        seat = (leader + k) & (n - 1)
         TR[k] = BITPOS[H[seat] % 37]
     wseat, pts = _trick_result(TR, leader, P, PTS, TSTR, PSTR)
     pts += 10
@@ -462,7 +462,7 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
                 FX[ply] = idx if use_tt else -1
                 FN[ply] = _gen_moves(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, ply, first)
                 FI[ply] = 0
-                seat = (ST[0] + ST[1]) % n
+                seat = (ST[0] + ST[1]) & (n - 1)
                 FBEST[ply] = -INF if seat % 2 == 0 else INF
                 FBC[ply] = -1
                 entering = False

@@ -1,7 +1,7 @@
 """Combinations (melds) for the batched engine: numba ports of :mod:`blot_env.combos` and the
 card tables of :mod:`blot_env.cards` (rules.md 1.1, 1.2, 1.4, 2.2, 2.4.1).
 
-All functions are ``@njit(cache=True, error_model="numpy")`` over ``int64`` scalars: a hand is a card bitmask
+All functions are ``@jit`` over ``int64`` scalars: a hand is a card bitmask
 (bit ``suit * 8 + rank``), a strain ``0..3`` (a suit) or ``4`` (NT). The rules knobs come as
 their ``_layout`` codes: ``flat`` = ``K_LONG_RUN`` (0 ``"split"``, 1 ``"100"``) and ``ctab`` =
 ``K_CARRE`` (0 armenian, 1 classic, 2 none). Values are **raw** points (terz 20, fifty 50,
@@ -23,6 +23,7 @@ from numba import njit
 from .. import cards as _cards
 from .. import combos as _ref_combos
 from ..actions import CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
+from ._jit import jit, jit_inline, stack_array
 
 # Every table is the reference modules' own, as an array (one table in one place).
 NT = _cards.NT
@@ -30,6 +31,9 @@ MAXI = 128
 """Rows of an instance buffer: more than any hand of <= 16 cards can hold (split: <= 15 runs
 per suit; flat: <= 21 runs per suit, plus <= 8 carres)."""
 I_CLS, I_VALUE, I_MASK, I_KEY, I_SUIT, I_TOP = range(6)
+_instance_buf = stack_array((MAXI, 6))
+_index_buf = stack_array((MAXI + 1,))
+_path_buf = stack_array((MAXI + 1,))
 
 
 def _arr(values) -> np.ndarray:
@@ -59,7 +63,7 @@ assert CLS_CARRE == 4 and RANK_MASK0 == 0x01010101  # the compiled code's class 
 
 
 # ------------------------------------------------------------------------------ cards
-@njit(cache=True, error_model="numpy")
+@jit
 def card_points(card: int, strain: int) -> int:
     """Raw card points of ``card`` (0..31) when ``strain`` (0..3, or 4 = NT) is the contract
     (``cards.card_points``, rules.md 1.1)."""
@@ -71,7 +75,7 @@ def card_points(card: int, strain: int) -> int:
     return PLAIN_POINTS[r]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def mask_points(mask: int, strain: int) -> int:
     """Sum of ``card_points`` over the cards of bitmask ``mask``."""
     t = 0
@@ -86,7 +90,7 @@ def mask_points(mask: int, strain: int) -> int:
     return t
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def strength(card: int, led_suit: int, strain: int) -> int:
     """Trick strength of ``card`` (``cards.strength``, rules.md 1.2): trumps 16+, cards of the
     led suit 8+, others 0; higher wins."""
@@ -99,7 +103,7 @@ def strength(card: int, led_suit: int, strain: int) -> int:
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def trick_winner_index(cards, ncards: int, strain: int) -> int:
     """Index (0-based) of the winning card among ``cards[0:ncards]`` (int64 array, play order),
     ``cards.trick_winner_index`` (rules.md 1.2)."""
@@ -115,7 +119,7 @@ def trick_winner_index(cards, ncards: int, strain: int) -> int:
 
 
 # ------------------------------------------------------------------------------ combos
-@njit(cache=True, error_model="numpy")
+@jit
 def carre_value(rank: int, strain: int, ctab: int) -> int:
     """Raw value of a carre of ``rank`` (0 = not a combination), rules.md 1.4."""
     if ctab == 2:
@@ -127,7 +131,7 @@ def carre_value(rank: int, strain: int, ctab: int) -> int:
     return CARRE_ARMENIAN_TRUMP[rank]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _carre_ranks(hand: int, strain: int, ctab: int) -> int:
     """Bitmask (bit = rank) of the carres held that are worth something."""
     out = 0
@@ -138,7 +142,7 @@ def _carre_ranks(hand: int, strain: int, ctab: int) -> int:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _rank_mask(ranks: int) -> int:
     m = 0
     for r in range(8):
@@ -147,7 +151,7 @@ def _rank_mask(ranks: int) -> int:
     return m
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def has_blot(hand: int, strain: int) -> bool:
     """Blot: K and Q of trumps in ``hand``; never in NT (``combos.has_blot``, rules.md 1.4)."""
     if strain == NT or strain < 0:
@@ -156,7 +160,7 @@ def has_blot(hand: int, strain: int) -> bool:
     return (hand & need) == need
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@jit_inline
 def _next_run(bits: int, r: int):
     """The next maximal run of set bits of the 8-bit ``bits`` at or after rank ``r``:
     ``(start, stop)``, stop exclusive; ``(8, 8)`` when there is none."""
@@ -168,7 +172,7 @@ def _next_run(bits: int, r: int):
     return start, r
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _run_classes(hand: int, flat: int) -> int:
     """Bitmask of sequence classes (bits 1..3) of ``hand``'s runs, split or flat."""
     out = 0
@@ -191,7 +195,7 @@ def _run_classes(hand: int, flat: int) -> int:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def classes_held(hand: int, strain: int, flat: int, ctab: int) -> int:
     """Classes ``hand`` may announce (``combos.classes_held``, rules.md 2.4.3 item 1): an int
     bitmask with bit ``c`` set for each class ``c`` in 1..4 (terz, fifty, hundred, carre) of
@@ -209,7 +213,7 @@ def classes_held(hand: int, strain: int, flat: int, ctab: int) -> int:
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _push(buf, n: int, cls: int, value: int, mask: int, key: int, suit: int, top: int) -> int:
     buf[n, 0] = cls
     buf[n, 1] = value
@@ -220,7 +224,7 @@ def _push(buf, n: int, cls: int, value: int, mask: int, key: int, suit: int, top
     return n + 1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _runs_into(hand: int, strain: int, flat: int, buf, n: int, dedup_from: int) -> int:
     """Append ``combos._runs`` of ``hand`` to ``buf`` from row ``n``; returns the new count.
     ``dedup_from >= 0``: skip masks already in rows ``dedup_from..``(flat extras)."""
@@ -256,7 +260,7 @@ def _runs_into(hand: int, strain: int, flat: int, buf, n: int, dedup_from: int) 
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def instances_into(hand: int, strain: int, flat: int, ctab: int, buf) -> int:
     """Every combination instance of ``hand`` into ``buf`` (``int64[>= MAXI, 6]``, columns
     ``I_CLS .. I_TOP``), senior first; returns the count (``combos.instances``, rules.md 1.4,
@@ -295,20 +299,20 @@ def instances_into(hand: int, strain: int, flat: int, ctab: int, buf) -> int:
     return n
 
 
-@njit(cache=True, error_model="numpy")
+@njit(cache=True, error_model="numpy")  # with NRT: it returns a new array (Python callers only)
 def instances(hand: int, strain: int, flat: int, ctab: int):
     """``int64[n, 6]``: the instances of ``hand`` (see ``instances_into``), a fresh array."""
-    buf = np.empty((MAXI, 6), dtype=np.int64)
+    buf = _instance_buf()
     n = instances_into(hand, strain, flat, ctab, buf)
     return buf[:n].copy()
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def best_of_class(hand: int, strain: int, cls: int, flat: int, ctab: int):
     """The senior instance of exactly class ``cls`` (the claim of rules.md 2.4.2;
     ``combos.best_of_class``): ``(found, value, mask, key, suit, top)``, ``found`` a bool
     (all zeros / -1 when not found)."""
-    buf = np.empty((MAXI, 6), dtype=np.int64)
+    buf = _instance_buf()
     n = instances_into(hand, strain, flat, ctab, buf)
     for i in range(n):
         if buf[i, 0] == cls:
@@ -316,7 +320,7 @@ def best_of_class(hand: int, strain: int, cls: int, flat: int, ctab: int):
     return False, 0, 0, -1, -1, -1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _best_disjoint(buf, idx, m: int, path):
     """The reference ``_best_disjoint`` over candidates ``buf[idx[0:m]]`` (senior first): the
     card-disjoint set of largest value, ties to the set found first in pre-order (the
@@ -354,7 +358,7 @@ def _best_disjoint(buf, idx, m: int, path):
     return best_mask, best_v, best_key, best_cnt
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def best_set(hand: int, strain: int, flat: int, ctab: int, max_cls: int, include_mask: int):
     """The card-disjoint set of combinations worth most (raw), ``combos.best_set`` (rules.md
     1.4, 2.4.2, 2.8): ``(mask, value, top_key, count)`` = union of the set's masks, its raw
@@ -364,10 +368,10 @@ def best_set(hand: int, strain: int, flat: int, ctab: int, max_cls: int, include
     instance whose mask is exactly ``include_mask`` (it must be one of ``hand``'s) is forced in
     and the rest is the best set disjoint from it. Ties in value go to the set the reference
     finds first (``_best_disjoint``'s senior-first order)."""
-    buf = np.empty((MAXI, 6), dtype=np.int64)
+    buf = _instance_buf()
     n = instances_into(hand, strain, flat, ctab, buf)
-    idx = np.empty(n + 1, dtype=np.int64)
-    path = np.empty(n + 1, dtype=np.int64)
+    idx = _index_buf()
+    path = _path_buf()
     inc_v = 0
     inc_key = -1
     if include_mask != 0:
@@ -391,15 +395,15 @@ def best_set(hand: int, strain: int, flat: int, ctab: int, max_cls: int, include
     return mask, v, key, cnt
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def achievable_plus(hand: int, strain: int, flat: int, ctab: int) -> int:
     """``Ach(hand, den)`` of rules.md 2.2 (``combos.achievable_plus``): an int bitmask with bit
     ``N`` set iff ``N >= 1`` is the table-point sum of a non-empty set of combinations
     (sequences and carres card-disjoint; the blot may overlap them and adds 2). Sums of hands
     of <= 16 cards stay below 63."""
-    buf = np.empty((MAXI, 6), dtype=np.int64)
+    buf = _instance_buf()
     n = instances_into(hand, strain, flat, ctab, buf)
-    path = np.empty(n + 1, dtype=np.int64)
+    path = _path_buf()
     sums = 1  # the empty set
     d = 0
     j = 0

@@ -14,14 +14,13 @@ reference state after the same action, field for field.
 
 from __future__ import annotations
 
-from numba import njit
-
 from .. import auction as _auction
 from .. import cards as _cards
 from ..actions import CLS_CARRE
 from ._combos import TRUMP_ORDER, achievable_plus, best_of_class, best_set, classes_held
 from ._combos import card_points as _card_points
 from ._combos import strength as _strength
+from ._jit import jit
 from ._layout import (
     ACH,
     ANN_ORDER,
@@ -159,7 +158,7 @@ _TRUMP_ORDER = TRUMP_ORDER
 
 
 # ---------------------------------------------------------------------------- small helpers
-@njit(cache=True, error_model="numpy")
+@jit
 def _trick_winner_index(S, b, trump):
     """Index of the winning card of the (partial) trick, rules.md 1.2."""
     led = S[b, TRICK] >> 3
@@ -173,7 +172,7 @@ def _trick_winner_index(S, b, trump):
     return best
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _trumps_above(trumps, trump, order):
     out = 0
     base = 8 * trump
@@ -183,7 +182,7 @@ def _trumps_above(trumps, trump, order):
     return out
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _top_trump_order(S, b, trump):
     """Highest trump order among the trick's trumps, -1 when it holds none."""
     top = -1
@@ -196,12 +195,12 @@ def _top_trump_order(S, b, trump):
     return top
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _first_hand(S, b, K):
     return (S[b, DEALER] + 1) % K[K_N]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _seniority(S, b, K, seat):
     """``combos.seniority`` of the seat's claim as one int: ``key * 4 + (3 - trick1_pos)``."""
     n = K[K_N]
@@ -209,14 +208,14 @@ def _seniority(S, b, K, seat):
     return S[b, CLAIM_KEY + seat] * 4 + (3 - pos)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _decl_hand(S, b, K, seat):
     if K[K_AUCTION] == _OPEN:
         return S[b, HANDS + seat] & ~S[b, FACE_DOWN + seat]
     return S[b, HANDS + seat]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _pend_push_front(S, b, kind, seat):
     np_ = S[b, NPEND]
     for i in range(np_, 0, -1):
@@ -227,7 +226,7 @@ def _pend_push_front(S, b, kind, seat):
     S[b, NPEND] = np_ + 1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _pend_pop(S, b):
     np_ = S[b, NPEND]
     for i in range(np_ - 1):
@@ -238,7 +237,7 @@ def _pend_pop(S, b):
     S[b, NPEND] = np_ - 1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _add_event(S, b, seat, step, top):
     i = S[b, NEV]
     S[b, EV_SEAT + i] = seat
@@ -248,7 +247,7 @@ def _add_event(S, b, seat, step, top):
 
 
 # ---------------------------------------------------------------------------- deal
-@njit(cache=True, error_model="numpy")
+@jit
 def reset_row(S, b):
     """Set row ``b`` to ``convert.empty_row()``: every field at its "nothing yet" value."""
     for i in range(ROW):
@@ -289,7 +288,7 @@ def reset_row(S, b):
     S[b, DLEADER] = -1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def deal_row(S, b, K, dealer, cards):
     """Start a deal in row ``b`` (``engine.deal_random`` after its shuffle; rules.md 2.1, 3, 4, 5.1, 6).
 
@@ -336,7 +335,7 @@ def deal_row(S, b, K, dealer, cards):
 
 
 # ---------------------------------------------------------------------------- seat, legality
-@njit(cache=True, error_model="numpy")
+@jit
 def current_seat(S, b, K):
     """Seat to act in row ``b``, or -1 when the deal is over (``engine.current_seat``)."""
     ph = S[b, PHASE]
@@ -349,7 +348,7 @@ def current_seat(S, b, K):
     return -1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def legal_cards_row(S, b, K):
     """Bitmask of the cards the seat to play may play (``play.legal_cards``, rules.md 1.3)."""
     n = K[K_N]
@@ -390,7 +389,7 @@ def legal_cards_row(S, b, K):
     return trumps
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _kp_pos(n):
     """Position of kaput+N in ``ActionLayout.kaput_plus_values`` (2, 4, 5, 6, ...)."""
     if n == 2:
@@ -398,21 +397,21 @@ def _kp_pos(n):
     return n - 3
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _bid_floor(S, b, K):
     if S[b, HIGH_SEAT] >= 0:
         return S[b, HIGH_VALUE] + 1
     return K[K_BID_MIN]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _forced_take(S, b, K):
     """Duel round 1: a turned jack passed by the non-dealer forces the dealer (RES-23)."""
     return (K[K_JACK_FORCES] != 0 and S[b, ROUND] == 0 and S[b, SEAT] == S[b, DEALER]
             and (S[b, STOCK] & 7) == _RJ)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
     """Fill ``out`` (``int8[A]``) with the legal mask of row ``b`` (``engine.legal_mask``).
 
@@ -516,7 +515,7 @@ def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
             out[base + c] = 1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def is_legal(S, b, K, block, p0, p1, bstart, a):
     """True when action id ``a`` is legal in row ``b`` (the same rules as :func:`legal_mask_row`)."""
     if a < 0 or a >= K[K_NUM_ACTIONS]:
@@ -586,7 +585,7 @@ def is_legal(S, b, K, block, p0, p1, bstart, a):
 
 
 # ---------------------------------------------------------------------------- transitions
-@njit(cache=True, error_model="numpy")
+@jit
 def _begin_turn(S, b, K):
     """``engine._begin_turn`` / ``declarations.steps_for_turn`` (rules.md 2.4.3, 5.7.6)."""
     mode = K[K_DECL]
@@ -611,7 +610,7 @@ def _begin_turn(S, b, K):
     _pend_push_front(S, b, _ST_SHOW, seat)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _fix_leader(S, b, K):
     """End of trick 1 (``declarations.fix_leader``): the leader and the leading pair's rights."""
     if not S[b, HAS_DECL] or K[K_DECL] != _MANUAL:
@@ -633,7 +632,7 @@ def _fix_leader(S, b, K):
             S[b, RIGHTS + s] = _R_LEADING_PAIR
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _start_play(S, b, K, block, p0, p1, bstart):
     """``engine._start_play``: the duel draw / Open Blot's last tops, then trick 1 (rules.md 2.3, 5.1, 5.7.1)."""
     n = K[K_N]
@@ -672,7 +671,7 @@ def _start_play(S, b, K, block, p0, p1, bstart):
     _begin_turn(S, b, K)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     """``auction.apply_call`` + ``contract_of`` (rules.md 2.2, 3-6); ends in _start_play or DONE."""
     n = K[K_N]
@@ -769,7 +768,7 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     _start_play(S, b, K, block, p0, p1, bstart)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _apply_step(S, b, K, block, p0, a):
     """``declarations.apply_step``: one announce / height / answer / show decision (rules.md 2.4.3)."""
     n = K[K_N]
@@ -834,7 +833,7 @@ def _apply_step(S, b, K, block, p0, a):
             S[b, RIGHTS + partner] = _R_PARTNER
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _play_card(S, b, K, card):
     """``engine._play_card``: the card, Open Blot uncovering, the trick's end (rules.md 1.2, 2.3, 5.7.7)."""
     n = K[K_N]
@@ -891,7 +890,7 @@ def _play_card(S, b, K, card):
     _begin_turn(S, b, K)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def apply_row(S, b, K, block, p0, p1, bstart, a):
     """Apply action id ``a`` to row ``b`` in place (``engine.apply_action``).
 
@@ -909,7 +908,7 @@ def apply_row(S, b, K, block, p0, p1, bstart, a):
     return 0
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def apply_legal(S, b, K, block, p0, p1, bstart, a):
     """:func:`apply_row` without the checks, for an action known to be legal (the batched
     engine checks every row against its legal mask first). An illegal ``a`` corrupts the row."""

@@ -16,12 +16,12 @@ not needed: the encoder has a ``shown`` piece only for ``manual`` and ``announce
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
 from ._core import current_seat
+from ._jit import jit, jit_inline
 from ._layout import (
     ANNOUNCED,
     C_DOUBLE,
@@ -163,7 +163,7 @@ _DEBRUIJN = np.array([0, 1, 28, 2, 29, 14, 24, 3, 30, 22, 20, 15, 25, 17, 4, 8,
                       31, 27, 13, 23, 21, 19, 16, 7, 26, 12, 18, 6, 11, 5, 10, 9], dtype=np.int64)
 
 
-@numba.njit(cache=True, inline="always", error_model="numpy")
+@jit_inline
 def _bits(m, out, off):
     """Set ``out[off + c] = 1`` for each bit ``c`` of the 32-bit card mask ``m``."""
     m &= 0xFFFFFFFF
@@ -173,7 +173,7 @@ def _bits(m, out, off):
         m ^= low
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def _popcount(m):
     c = 0
     while m:
@@ -182,7 +182,7 @@ def _popcount(m):
     return c
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """Write the observation of ``seat`` for row ``b`` into ``out`` (``float32[D]``; zeroed first).
 
@@ -198,7 +198,7 @@ def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """The body of :func:`encode_row` on a zeroed ``out``; returns the standing-bid position set (-1: none)."""
     n = ti[T_N]
@@ -410,7 +410,7 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     return high_pos
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def encode_batch(S, seats, K, ti, cf_idx, cf_val, grid, hpos, out2d):
     """Encode every row: ``out2d[b] = encode_row(S, b, ..., seats[b])``.
 

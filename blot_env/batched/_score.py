@@ -18,10 +18,10 @@ seniority key is ``CLAIM_KEY``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from .. import scoring as _scoring
 from ._combos import has_blot, mask_points
+from ._jit import jit
 from ._layout import (
     ANN_ORDER,
     ANNOUNCED,
@@ -68,13 +68,13 @@ R_MADE, R_TRICKS, R_POINTS, R_COMB, R_SCORE = 0, 1, 3, 5, 7
 NRES = 9
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def round_tens(x: int) -> int:
     """Table-point rounding r(x) of rules.md 0: last digit 0-5 down, 6-9 up (``cards.round_tens``)."""
     return x // 10 + (1 if x % 10 >= 6 else 0)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def seat_set(S, b: int, K, s: int):
     """Seat ``s``'s candidate set (see the module docstring): ``(present, mask, raw value,
     combo_key of its senior combination)``; ``present`` False for an empty set."""
@@ -93,7 +93,7 @@ def seat_set(S, b: int, K, s: int):
     return True, S[b, SHOW_MASK + s], S[b, SHOW_VALUE + s], S[b, CLAIM_KEY + s]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _full_key(S, b: int, K, s: int, key: int) -> int:
     """``declarations._set_key`` as one int: ``key * 4 + (3 - pos)`` with pos the announce
     position (announce mode) or the trick-1 position; ``key * 4`` when ties score nobody."""
@@ -111,7 +111,7 @@ def _full_key(S, b: int, K, s: int, key: int) -> int:
     return key * 4 + (3 - (s - fh + n) % n)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def counted_team(S, b: int, K) -> int:
     """The side (``seat % 2``) whose sets count, or -1 if none does (no set, or a complete tie
     under ``declaration_tie="nobody"``): ``declarations.counted_sets``, rules.md 1.4 item 4."""
@@ -136,7 +136,7 @@ def counted_team(S, b: int, K) -> int:
     return best_seat % 2
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def counted_masks(S, b: int, K, out) -> None:
     """``out[0:n]`` (int64) = per seat the union of the masks of its counted combinations
     (``declarations.counted_sets``; 0 for a seat whose set does not count)."""
@@ -146,7 +146,7 @@ def counted_masks(S, b: int, K, out) -> None:
         out[s] = mask if present and s % 2 == team else 0
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def counted_values(S, b: int, K, out) -> None:
     """``out[0:n]`` (int64) = per seat the raw value of its counted combinations
     (``set_value(counted_sets(state)[s])``)."""
@@ -156,13 +156,13 @@ def counted_values(S, b: int, K, out) -> None:
         out[s] = value if present and s % 2 == team else 0
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def seat_blot(S, b: int, s: int) -> bool:
     """``declarations.blots(state)[s]``: seat ``s`` held trump K+Q at the start of play."""
     return has_blot(S[b, PLAY_HANDS + s], S[b, C_STRAIN])
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def undealt_mask(S, b: int, K) -> int:
     """``variants.undealt_mask``: the stock's cards that never were in a hand (duels; else 0)."""
     n = K[K_N]
@@ -182,7 +182,7 @@ def undealt_mask(S, b: int, K) -> int:
     return st & ~held
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def score_row(S, b: int, K, out) -> None:
     """Score the finished deal of row ``S[b]`` (``scoring.score_deal``) into ``out`` (int64[9]):
     ``made`` (-1 passed out, 0, 1), ``tricks[2]``, ``card_points[2]`` (raw),
@@ -214,7 +214,7 @@ def score_row(S, b: int, K, out) -> None:
         _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _score_four(S, b, K, out, fam, team, tr0, tr1, p0, p1) -> None:
     """Bazar (rules.md 2.5, tp) and belote (rules.md 6, raw) for a row with a contract."""
     n = K[K_N]
@@ -333,7 +333,7 @@ def _score_four(S, b, K, out, fam, team, tr0, tr1, p0, p1) -> None:
     out[R_SCORE + 1] = score1
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1) -> None:
     """The 2-player games (tp): duels rules.md 3/4 and 5.7.4, Open Blot 5.5 and 5.7.5."""
     t = S[b, C_SEAT]

@@ -23,11 +23,11 @@ per-deal encoder: row ``seat % 2`` (the observer's side). The env passes the mat
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from ..rules_config import RulesConfig
 from . import _core, _obs, _score
 from . import _layout as L
+from ._jit import jit, jit_inline
 
 DEAL_OVER = -10
 """Returned by :func:`step_one` when the action ended the deal (the result is in ``res``)."""
@@ -42,7 +42,7 @@ def tables(cfg: RulesConfig, kind: str) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(T), np.ascontiguousarray(cf_val.ravel(), dtype=np.float32)
 
 
-@njit(cache=True, inline="always", error_model="numpy")
+@jit_inline
 def _unpack(T, F):
     A = T[L.K_NUM_ACTIONS]
     o = L.NK
@@ -66,7 +66,7 @@ def _unpack(T, F):
     return K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs):
     _obs.encode_row(S, 0, K, ti, cf_idx, cf_val, grid, hpos, seat, obs)
     D = ti[_obs.T_D]
@@ -75,7 +75,7 @@ def _encode(S, K, ti, cf_idx, cf_val, grid, hpos, tail, seat, obs):
         obs[D + j] = tail[side, j]
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def _refresh(S, T, F, tail, obs, mask):
     K, block, p0, p1, bstart, ti, grid, hpos, cf_idx, cf_val = _unpack(T, F)
     seat = _core.current_seat(S, 0, K)
@@ -84,7 +84,7 @@ def _refresh(S, T, F, tail, obs, mask):
     return seat
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def start_one(S, T, F, tail, dealer, cards, obs, mask):
     """Deal row 0 of ``S`` (``_core.deal_row``: ``cards`` as ``engine.deal_random`` lays them out,
     seat ``s`` holding ``cards[s*k:(s+1)*k]``, the stock after them) and write the first seat's
@@ -94,7 +94,7 @@ def start_one(S, T, F, tail, dealer, cards, obs, mask):
     return _refresh(S, T, F, tail, obs, mask)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def step_one(S, T, F, tail, a, obs, mask, res):
     """The seat to act in row 0 takes action ``a``.
 
@@ -116,7 +116,7 @@ def step_one(S, T, F, tail, a, obs, mask, res):
     return _refresh(S, T, F, tail, obs, mask)
 
 
-@njit(cache=True, error_model="numpy")
+@jit
 def observe_one(S, T, F, tail, seat, with_mask, obs, mask):
     """Observation of any ``seat`` into ``obs``; ``mask`` gets the legal mask when ``with_mask``
     and ``seat`` is to act, else zeros. Returns the seat to act (-1: the deal is over)."""

@@ -36,6 +36,7 @@ from ..scoring import DealResult
 from ..state import State
 from . import _core, _obs, _score
 from . import _layout as L
+from ._jit import jit, jit_inline, stack_array
 from .convert import result_from_array, to_state
 
 _U = nb.uint64
@@ -66,7 +67,10 @@ class BatchStep(NamedTuple):
     4 name), plus, double, call (-1 / 0 when passed out)."""
 
 
-@nb.njit(cache=True, inline="always", error_model="numpy")
+_card_buf = stack_array((32,))
+
+
+@jit_inline
 def _mix(x):
     x = x + _U(0x9E3779B97F4A7C15)
     z = x
@@ -75,7 +79,7 @@ def _mix(x):
     return z ^ (z >> _U(31)), x
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _deal(S, b, K, seed, deal_no, deck, cards):
     """Shuffle deal ``deal_no[b]`` of row ``b`` and deal it (rules.md 2.1, 3, 4, 5.1, 6)."""
     key = _U(seed) ^ (_U(b) * _U(0xD1B54A32D192ED03)) ^ (_U(deal_no[b]) * _U(0xABC98388FB8FAC03))
@@ -83,7 +87,7 @@ def _deal(S, b, K, seed, deal_no, deck, cards):
     _deal_key(S, b, K, key, deck, cards)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _deal_key(S, b, K, key, deck, cards):
     """Shuffle the deck (Fisher-Yates over a SplitMix64 stream started at ``key``), draw the
     dealer from the same stream, and deal row ``b``."""
@@ -103,7 +107,7 @@ def _deal_key(S, b, K, key, deck, cards):
     _core.deal_row(S, b, K, dealer, cards[:nd])
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats):
     seat = _core.current_seat(S, b, K)
     seats[b] = seat
@@ -111,7 +115,7 @@ def _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats):
     _obs.encode_row(S, b, K, otabs[0], otabs[1], otabs[2], otabs[3], otabs[4], seat, obs[b])
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _idle(b, obs, mask, seats):
     seats[b] = -1
     obs[b, :] = 0.0
@@ -119,9 +123,9 @@ def _idle(b, obs, mask, seats):
     mask[b, 0] = 1
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _reset_rows(S, rows, keys, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, obs, mask, seats):
-    cards = np.empty(32, dtype=np.int64)
+    cards = _card_buf()
     for i in range(rows.shape[0]):
         b = rows[i]
         if keys.shape[0]:
@@ -131,11 +135,11 @@ def _reset_rows(S, rows, keys, K, block, p0, p1, bstart, otabs, seed, deal_no, d
         _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, autoreset, scale,
           obs, mask, seats, rew, done, res):
     n = K[L.K_N]
-    cards = np.empty(32, dtype=np.int64)
+    cards = _card_buf()
     for b in range(S.shape[0]):
         done[b] = False
         for s in range(n):
@@ -160,7 +164,7 @@ def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, auto
         _refresh(S, b, K, block, p0, p1, bstart, otabs, obs, mask, seats)
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _first_illegal(mask, A, seats, actions):
     """The first busy row whose action is outside ``0..A-1`` or its mask, else -1."""
     for b in range(actions.shape[0]):
@@ -171,7 +175,7 @@ def _first_illegal(mask, A, seats, actions):
     return -1
 
 
-@nb.njit(cache=True, error_model="numpy")
+@jit
 def _sample_legal(words, key, out):
     """Per row, a uniformly random legal action into ``out``. ``words`` is the mask buffer
     (int8[B, A8], A8 a multiple of 8, zero beyond A) seen as uint64[B, A8 / 8]: each byte is 0
