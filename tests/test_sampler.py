@@ -14,6 +14,7 @@ from agents.random_agent import RandomAgent
 from agents.search.sampler import (
     UniformAssigner,
     World,
+    _Replayer,
     bidding_weight,
     play_constraints,
     replay_public,
@@ -57,6 +58,62 @@ def test_worlds_never_contradict_the_view(preset):
             s = apply_action(s, ag.act(seat_view(s, current_seat(s)), rng))
     assert phases[Phase.AUCTION] > 0 and phases[Phase.PLAY] > 0
     assert worlds > 50
+
+
+def _swap_hidden(w: World, seat: int, rng) -> tuple:
+    """The world's deal with two hidden cards swapped (often inconsistent): between two other
+    seats (4 players), within the other seat's piles (Open Blot), or between the other
+    seat's hand and the stock (duels)."""
+    others = [q for q in range(len(w.hands)) if q != seat]
+    if w.piles:
+        piles = [list(p) for p in w.piles]
+        q = others[0]
+        i, j = (int(x) for x in rng.choice(len(piles[q]), size=2, replace=False))
+        piles[q][i], piles[q][j] = piles[q][j], piles[q][i]
+        piles = tuple(tuple(p) for p in piles)
+        return tuple(sum(1 << c for c in p) for p in piles), w.stock, piles
+    hands, stock = list(w.hands), list(w.stock)
+    if len(others) >= 2:
+        q1, q2 = (int(x) for x in rng.choice(others, size=2, replace=False))
+        c1, c2 = int(rng.choice(cards_of(hands[q1]))), int(rng.choice(cards_of(hands[q2])))
+        hands[q1] ^= (1 << c1) | (1 << c2)
+        hands[q2] ^= (1 << c1) | (1 << c2)
+    elif stock:
+        q = others[0]
+        c1, i = int(rng.choice(cards_of(hands[q]))), int(rng.integers(len(stock)))
+        hands[q] ^= (1 << c1) | (1 << stock[i])
+        stock[i] = c1
+    return tuple(hands), tuple(stock), None
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_compiled_replay_agrees_with_replay_public(preset):
+    """The sampler's compiled replay (after a first accepted world) accepts exactly the deals
+    that ``replay_public`` accepts, and gives the same states: on sampled worlds and on
+    worlds with two hidden cards swapped."""
+    cfg = make_rules(preset)
+    rng = np.random.default_rng(5)
+    ag = RandomAgent(pass_prob=0.6)
+    compared = rejected = 0
+    for _ in range(8):
+        s = deal_random(cfg, rng, int(rng.integers(cfg.num_players)))
+        while s.phase != Phase.DONE:
+            if rng.random() < 0.25:
+                view = seat_view(s, int(rng.integers(cfg.num_players)))
+                ws = sample_worlds(view, 4, rng)
+                rep = _Replayer(view)
+                for w in ws:
+                    for hands, stock, piles in ((w.hands, w.stock, w.piles), _swap_hidden(w, view.seat, rng)):
+                        want = replay_public(view, view.dealer, hands, stock, piles)
+                        got = rep(hands, stock, piles)
+                        assert (got is None) == (want is None)
+                        assert got == want
+                        compared += 1
+                        rejected += want is None
+                if ws:
+                    assert rep.actions is not None and rep._tables
+            s = apply_action(s, ag.act(seat_view(s, current_seat(s)), rng))
+    assert compared > 40 and 0 < rejected < compared
 
 
 def test_sampler_honours_revealed_voids():

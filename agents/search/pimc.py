@@ -10,10 +10,11 @@ mean score difference for the seat's side.
   decision) stops solving worlds once spent (at least one world is always solved).
 * **Bazar / belote auction, contra, recontra** (Monte-Carlo bidding): ``bid_worlds``
   completions of the hand; for each candidate strain (the two best by the L1 estimate plus
-  the standing strain when it is the partner's) and each world, one full-window solve from
-  the first lead gives the double-dummy outcome code; every level, kaput, contra and
-  recontra of that strain is then scored from the same code with the leaf table
-  (combinations counted automatically, rules.md 2.8). A call other than pass must gain
+  the standing strain when it is the partner's) and each world, every level, kaput, contra
+  and recontra of that strain is scored with its leaf table (combinations counted
+  automatically, rules.md 2.8) at the double-dummy outcome code of the first lead, read
+  through :class:`~agents.search.solver.CodeBounds` (null-window searches only as far as
+  the tables asked about need). A call other than pass must gain
   ``margin`` table points over passing. The worlds are drawn at the seat's first call of the
   auction and their solves kept; later calls only re-weight them (``pimc-insane``).
 * **2-player trump choices** (take / name) use the L1 rule agent's choice.
@@ -151,10 +152,10 @@ class PIMCAgent(BaseAgent):
         if not worlds:
             return self._rules.act(view, rng)
 
-        def codes(strain: int) -> list[int]:
+        def codes(strain: int) -> list[solver.CodeBounds]:
             got = entry["codes"].get(strain)
             if got is None:
-                got = [solver.position_code(_first_lead(cfg, view.dealer, w.hands, strain)) for w in worlds]
+                got = [solver.CodeBounds(_first_lead(cfg, view.dealer, w.hands, strain)) for w in worlds]
                 entry["codes"][strain] = got
             return got
 
@@ -170,7 +171,7 @@ class PIMCAgent(BaseAgent):
             for w, x, p in zip(worlds, codes(strain), wts):
                 st = _first_lead(cfg, view.dealer, w.hands, strain)
                 table = solver.leaf_table(st.cfg, c, solver.combo_info(replace(st, contract=c)))
-                tot += p * my_sign * float(table[x])
+                tot += p * my_sign * float(x.lookup(table))
             return tot
 
         high = _standing(view)

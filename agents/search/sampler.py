@@ -395,6 +395,57 @@ def replay_public(view: SeatView, dealer: int, hands, stock, piles=None) -> Stat
     return s if seat_view(s, view.seat) == view else None
 
 
+class _Replayer:
+    """:func:`replay_public` for many deals of one view, on the compiled engine after the first.
+
+    The actions that replay the public history on a consistent deal are the same for every
+    consistent deal (the calls, the plays, and declaration steps read from the view), so once
+    one deal has been accepted, its ``State.history`` is replayed on the others by the
+    compiled single-row engine (``blot_env.batched._single.replay_one``); a deal on which
+    that sequence is legal and ``seat_view`` gives the view is consistent, and a consistent
+    deal replays that sequence. The accepted states are those :func:`replay_public` gives
+    (``tests/test_sampler.py`` compares the two).
+    """
+
+    def __init__(self, view: SeatView):
+        self.view = view
+        self.actions: np.ndarray | None = None
+        self._tables: tuple | None = None
+
+    def __call__(self, hands, stock, piles=None) -> State | None:
+        view = self.view
+        if self.actions is not None and self._tables is None:
+            self._tables = self._compile()
+        if not self._tables:
+            st = replay_public(view, view.dealer, hands, stock, piles)
+            if st is not None and self.actions is None:
+                self.actions = np.array(st.history, dtype=np.int64)
+            return st
+        from blot_env.batched import _single
+        from blot_env.batched.convert import to_state
+
+        T, F, S = self._tables
+        laid = [c for p in piles for c in p] if piles else [c for h in hands for c in cards_of(h)]
+        cards = np.array(laid + list(stock), dtype=np.int64)
+        if _single.replay_one(S, T, F, view.dealer, cards, self.actions) < self.actions.shape[0]:
+            return None
+        try:
+            st = to_state(S[0], view.cfg, self.actions.tolist())
+        except ValueError:
+            return None
+        return st if seat_view(st, view.seat) == view else None
+
+    def _compile(self) -> tuple:
+        """The compiled engine's tables and row; ``()`` (stay on the Python replay) for a
+        config whose deals may not fit in a row."""
+        from blot_env.batched import _layout, _single
+
+        if _layout.capacity_problem(self.view.cfg) is not None:
+            return ()
+        T, F = _single.tables(self.view.cfg, "observation")
+        return T, F, np.zeros((1, _layout.ROW), dtype=np.int64)
+
+
 # ---------------------------------------------------------------------------- public API
 
 
@@ -435,12 +486,13 @@ def sample_worlds(view: SeatView, k: int, rng: np.random.Generator,
     cfg = view.cfg
     tries = max_tries if max_tries is not None else 50 * k
     out: list[World] = []
+    replay = _Replayer(view)
     if cfg.auction == "open":
         for _ in range(tries):
             if len(out) >= k:
                 break
             hands, stock, piles = _open_world(view, rng)
-            st = replay_public(view, view.dealer, hands, stock, piles)
+            st = replay(hands, stock, piles)
             if st is not None:
                 w = 1.0 if weight is None else float(weight(view, hands))
                 out.append(World(view.dealer, hands, stock, piles, st, w))
@@ -460,7 +512,7 @@ def sample_worlds(view: SeatView, k: int, rng: np.random.Generator,
         if kind == "play" and not _declaration_ok(view, play_hands):
             continue
         hands, stock = _deal_from(view, masks, rng, kind)
-        st = replay_public(view, view.dealer, hands, stock)
+        st = replay(hands, stock)
         if st is None:
             continue
         w = 1.0 if weight is None else float(weight(view, play_hands))

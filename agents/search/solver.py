@@ -449,6 +449,51 @@ def position_code(state: State) -> int:
     return int(v)
 
 
+class CodeBounds:
+    """Score tables read at a position's minimax outcome code, searching only as far as needed.
+
+    ``lookup(table)`` returns ``table[past + V]``, ``V`` the exact minimax code of the
+    position (what :func:`position_code` computes with a full window), but finds it lazily:
+    it keeps an interval ``lo <= V <= hi`` and narrows it with null-window searches at the
+    steps of ``table`` inside it, until ``table`` is constant on the interval. Later lookups
+    of other tables (another contract level, contra) start from the narrowed interval, so a
+    bidding evaluation that reads many tables of one position costs a few null-window
+    searches instead of one full-window search (about 4x fewer nodes on bazar first leads).
+
+    Args:
+        state: a play-phase state with no pending step (as :func:`position_code`).
+    """
+
+    def __init__(self, state: State):
+        self._args = _arrays(state)
+        self.lo = 0
+        ST, PTS, TR = self._args[4], self._args[6], self._args[3]
+        left = int(ST[8]) + sum(int(PTS[TR[i]]) for i in range(int(ST[1]))) + LAST_TRICK_BONUS
+        self.hi = 3 * left + 2
+        self.nodes = 0
+
+    def at_least(self, t: int) -> bool:
+        """Whether ``V >= t``; narrows the interval with the fail-soft bound the search returns."""
+        ST = self._args[4]
+        before = int(ST[4])
+        v = int(K.search(*self._args, 0, t - 1, t))
+        self.nodes += int(ST[4]) - before
+        if v >= t:
+            self.lo = max(self.lo, v)
+            return True
+        self.hi = min(self.hi, v)
+        return False
+
+    def lookup(self, table: np.ndarray, past: int = 0) -> int:
+        """``table[past + V]`` (``table`` non-decreasing, as :func:`leaf_table`'s)."""
+        while True:
+            seg = table[past + self.lo: past + self.hi + 1]
+            change = np.flatnonzero(seg[1:] != seg[:-1])
+            if change.size == 0:
+                return int(seg[0])
+            self.at_least(self.lo + 1 + int(change[change.size // 2]))
+
+
 def _past_code(state: State) -> int:
     return 3 * sum(state.points[s] for s in range(state.n) if s % 2 == 0)
 
@@ -518,5 +563,5 @@ def solve(state: State) -> tuple[int, dict[int, int]]:
     return max(vals.values()), vals
 
 
-__all__ = ["ComboInfo", "advance_declarations", "card_codes", "card_values_team0", "combo_info", "leaf_scores",
-           "leaf_table", "policy_action", "position_code", "solve", "value_team0"]
+__all__ = ["CodeBounds", "ComboInfo", "advance_declarations", "card_codes", "card_values_team0", "combo_info",
+           "leaf_scores", "leaf_table", "policy_action", "position_code", "solve", "value_team0"]

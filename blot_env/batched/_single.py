@@ -131,4 +131,17 @@ def observe_one(S, T, F, tail, seat, with_mask, obs, mask):
     return to_act
 
 
-__all__ = ["DEAL_OVER", "observe_one", "start_one", "step_one", "tables"]
+@jit
+def replay_one(S, T, F, dealer, cards, actions):
+    """Deal row 0 of ``S`` as :func:`start_one` does and apply ``actions`` in turn, with no
+    observation or mask written. Returns how many were applied: ``actions.shape[0]``, or
+    the index of the first one that is illegal (or comes after the end of the deal)."""
+    K, block, p0, p1, bstart = _unpack(T, F)[:5]
+    _core.deal_row(S, 0, K, dealer, cards)
+    for i in range(actions.shape[0]):
+        if _core.apply_row(S, 0, K, block, p0, p1, bstart, actions[i]) < 0:
+            return i
+    return actions.shape[0]
+
+
+__all__ = ["DEAL_OVER", "observe_one", "replay_one", "start_one", "step_one", "tables"]
