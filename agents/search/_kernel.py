@@ -328,6 +328,137 @@ def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
 
 
 @_jit_inline
+def _forced_last(H, leader, flags, P, PTS, TSTR, PSTR):
+    """V of the last trick led by ``leader`` when every seat holds one card (``flags``: the
+    won flags before it)."""
+    n = P[0]
+    c = BITPOS[H[leader] % 37]
+    led = c >> 3
+    ws = _strength(c, led, P, TSTR, PSTR)
+    w = leader
+    pts = PTS[c] + 10
+    for k in range(1, n):
+        s = (leader + k) & (n - 1)
+        c = BITPOS[H[s] % 37]
+        pts += PTS[c]
+        st = _strength(c, led, P, TSTR, PSTR)
+        if st > ws:
+            ws = st
+            w = s
+    wteam = w & 1
+    return (3 * pts if wteam == 0 else 0) + _final_code(flags | (1 << wteam))
+
+
+@_jit_inline
+def _after_trick(H, TR, ST, P, PTS, TSTR, PSTR):
+    """V once the second-to-last trick ``TR`` is complete: its points, then the early kaput
+    stop (rules.md 2.3) or the forced last trick."""
+    wseat, pts = _trick_result(TR, ST[0], P, PTS, TSTR, PSTR)
+    wteam = wseat & 1
+    gain = 3 * pts if wteam == 0 else 0
+    nflags = ST[3] | (1 << wteam)
+    if P[5] >= 0 and (nflags >> P[5]) & 1 == 1 and ST[2] >= 1:
+        return gain + 1
+    return gain + _forced_last(H, wseat, nflags, P, PTS, TSTR, PSTR)
+
+
+@_jit_inline
+def _endgame2(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, ABOVE, alpha, beta):
+    """Fail-soft alpha-beta value of V at the start of the second-to-last trick (every hand
+    holds two cards): the trick's at most 2^n card orders in nested loops, the last trick
+    being forced. Cheaper than the general search's nodes, move generation and table for
+    these small trees."""
+    n = P[0]
+    leader = ST[0]
+    s0 = leader
+    s1 = (leader + 1) & (n - 1)
+    s2 = (leader + 2) & (n - 1)
+    s3 = (leader + 3) & (n - 1)
+    x0 = s0 & 1 == 0
+    x1 = s1 & 1 == 0
+    x2 = s2 & 1 == 0
+    x3 = s3 & 1 == 0
+    a0 = alpha
+    z0 = beta
+    b0 = -INF if x0 else INF
+    m0 = legal_mask(H[s0] & ~CV[s0], TR, 0, leader, s0, P, TSTR, PSTR, ABOVE)
+    while m0 and a0 < z0:
+        bit0 = m0 & -m0
+        m0 ^= bit0
+        c0 = BITPOS[bit0 % 37]
+        TR[0] = c0
+        H[s0] ^= bit0
+        cv0 = CV[s0]
+        CV[s0] &= ~UNDER[c0]
+        a1 = a0
+        z1 = z0
+        b1 = -INF if x1 else INF
+        m1 = legal_mask(H[s1] & ~CV[s1], TR, 1, leader, s1, P, TSTR, PSTR, ABOVE)
+        while m1 and a1 < z1:
+            bit1 = m1 & -m1
+            m1 ^= bit1
+            c1 = BITPOS[bit1 % 37]
+            TR[1] = c1
+            H[s1] ^= bit1
+            cv1 = CV[s1]
+            CV[s1] &= ~UNDER[c1]
+            if n == 2:
+                v1 = _after_trick(H, TR, ST, P, PTS, TSTR, PSTR)
+            else:
+                a2 = a1
+                z2 = z1
+                b2 = -INF if x2 else INF
+                m2 = legal_mask(H[s2] & ~CV[s2], TR, 2, leader, s2, P, TSTR, PSTR, ABOVE)
+                while m2 and a2 < z2:
+                    bit2 = m2 & -m2
+                    m2 ^= bit2
+                    TR[2] = BITPOS[bit2 % 37]
+                    H[s2] ^= bit2
+                    a3 = a2
+                    z3 = z2
+                    b3 = -INF if x3 else INF
+                    m3 = legal_mask(H[s3] & ~CV[s3], TR, 3, leader, s3, P, TSTR, PSTR, ABOVE)
+                    while m3 and a3 < z3:
+                        bit3 = m3 & -m3
+                        m3 ^= bit3
+                        TR[3] = BITPOS[bit3 % 37]
+                        H[s3] ^= bit3
+                        v = _after_trick(H, TR, ST, P, PTS, TSTR, PSTR)
+                        H[s3] ^= bit3
+                        if x3:
+                            b3 = max(b3, v)
+                            a3 = max(a3, v)
+                        else:
+                            b3 = min(b3, v)
+                            z3 = min(z3, v)
+                    H[s2] ^= bit2
+                    if x2:
+                        b2 = max(b2, b3)
+                        a2 = max(a2, b3)
+                    else:
+                        b2 = min(b2, b3)
+                        z2 = min(z2, b3)
+                v1 = b2
+            H[s1] ^= bit1
+            CV[s1] = cv1
+            if x1:
+                b1 = max(b1, v1)
+                a1 = max(a1, v1)
+            else:
+                b1 = min(b1, v1)
+                z1 = min(z1, v1)
+        H[s0] ^= bit0
+        CV[s0] = cv0
+        if x0:
+            b0 = max(b0, b1)
+            a0 = max(a0, b1)
+        else:
+            b0 = min(b0, b1)
+            z0 = min(z0, b1)
+    return b0
+
+
+@_jit_inline
 def _bounds(H, ST, P, PTS):
     """Cheap bounds ``(lo, hi)`` on V at a trick boundary.
 
@@ -421,6 +552,9 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
             first = -1
             if ST[2] == P[4] - 1:
                 ret = _last_trick(H, TR, ST, P, PTS, TSTR, PSTR)
+                hit = True
+            elif ST[2] == P[4] - 2 and ST[1] == 0:
+                ret = _endgame2(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, ABOVE, alpha, beta)
                 hit = True
             elif ST[1] == 0:
                 lo, hi = _bounds(H, ST, P, PTS)

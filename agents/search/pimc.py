@@ -14,8 +14,10 @@ mean score difference for the seat's side.
   and recontra of that strain is scored with its leaf table (combinations counted
   automatically, rules.md 2.8) at the double-dummy outcome code of the first lead, read
   through :class:`~agents.search.solver.CodeBounds` (null-window searches only as far as
-  the tables asked about need). A call other than pass must gain
-  ``margin`` table points over passing. The worlds are drawn at the seat's first call of the
+  the tables asked about need). A call other than pass must gain, on average over the
+  worlds, ``margin`` table points over passing plus ``z`` standard errors of that mean gain
+  (the gain per world is paired with passing in the same world); among the calls that clear
+  it, the largest mean gain is chosen. The worlds are drawn at the seat's first call of the
   auction and their solves kept; later calls only re-weight them (``pimc-insane``).
 * **2-player trump choices** (take / name) use the L1 rule agent's choice.
 * **Declarations**: the solver's fixed policy (announce the highest class held, plain
@@ -56,11 +58,15 @@ class PIMCAgent(BaseAgent):
         weighted: weight worlds by the bidding model (L4).
         bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs one
             full solve per candidate strain).
-        margin: table points a bid, contra or recontra must gain over passing.
+        margin: table points a bid, contra or recontra must gain over passing, on average
+            over the worlds.
+        z: and beyond ``margin``, this many standard errors of that mean gain (paired over
+            the worlds): a guard against picking the luckiest of many noisy estimates.
     """
 
     def __init__(self, k: int = 64, time_budget: float | None = None, weighted: bool = False,
-                 bid_worlds: int | None = None, margin: float = 3.0, name: str | None = None):
+                 bid_worlds: int | None = None, margin: float = 3.0, z: float = 1.5,
+                 name: str | None = None):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         self.k = int(k)
@@ -68,6 +74,7 @@ class PIMCAgent(BaseAgent):
         self.weighted = weighted
         self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
         self.margin = margin
+        self.z = z
         self.name = name or (f"pimc-{k}" if not weighted else "pimc-insane")
         self._rules = RulesAgent()
         self._cache: dict = {}
@@ -165,37 +172,51 @@ class PIMCAgent(BaseAgent):
             wts = np.ones(len(worlds))
         wts = wts / wts.sum() if wts.sum() > 0 else np.full(len(worlds), 1.0 / len(worlds))
 
-        def ev(seat: int, strain: int, value: int, kind: str, plus: int, double: int) -> float:
+        def scores(seat: int, strain: int, value: int, kind: str, plus: int, double: int) -> np.ndarray:
+            """Per world: the seat's side's deal score difference under this contract."""
             c = Contract(seat=seat, strain=strain, value=value, kind=kind, plus=plus, double=double, call=-1)
-            tot = 0.0
-            for w, x, p in zip(worlds, codes(strain), wts):
+            out = np.empty(len(worlds))
+            for i, (w, x) in enumerate(zip(worlds, codes(strain))):
                 st = _first_lead(cfg, view.dealer, w.hands, strain)
                 table = solver.leaf_table(st.cfg, c, solver.combo_info(replace(st, contract=c)))
-                tot += p * my_sign * float(x.lookup(table))
-            return tot
+                out[i] = my_sign * x.lookup(table)
+            return out
+
+        n_eff = 1.0 / float(wts @ wts)
+
+        def gain(vec: np.ndarray, base: np.ndarray) -> tuple[float, bool]:
+            """Mean gain of a call over passing, and whether it clears ``margin + z * se``
+            (paired over the same worlds)."""
+            d = vec - base
+            m = float(wts @ d)
+            se = float(np.sqrt(float(wts @ (d - m) ** 2) / n_eff))
+            return m, m > self.margin + self.z * se
 
         high = _standing(view)
         pass_id = by["PASS"][0]
-        pass_ev = ev(*high, view.double) if high else 0.0
-        best, best_ev = pass_id, pass_ev + self.margin
+        base = scores(*high, view.double) if high else np.zeros(len(worlds))
+        best, best_gain = pass_id, 0.0
+
+        def consider(a: int, vec: np.ndarray) -> bool:
+            nonlocal best, best_gain
+            m, ok = gain(vec, base)
+            if ok and m > best_gain:
+                best, best_gain = a, m
+                return True
+            return False
+
         if view.double:
             if "RECONTRA" in by and high:
-                e = ev(*high, 2)
-                if e > best_ev:
-                    best = by["RECONTRA"][0]
+                consider(by["RECONTRA"][0], scores(*high, 2))
             return best
         if "CONTRA" in by and high:
-            e = ev(*high, 1)
-            if e > best_ev:
-                best, best_ev = by["CONTRA"][0], e
+            consider(by["CONTRA"][0], scores(*high, 1))
         strains = self._strains(view, high)
         for s in strains:
             fails = 0
             for a in sorted((a for a in by.get("BID", []) if lay.params[a][1] == s), key=lambda a: lay.params[a][0]):
-                v = lay.params[a][0]
-                e = ev(me, s, v, "num", 0, 0)
-                if e > best_ev:
-                    best, best_ev, fails = a, e, 0
+                if consider(a, scores(me, s, lay.params[a][0], "num", 0, 0)):
+                    fails = 0
                 else:
                     fails += 1
                     if fails >= 2:
@@ -203,15 +224,11 @@ class PIMCAgent(BaseAgent):
         for a in by.get("KAPUT", []):
             s = lay.params[a][0]
             if s in strains:
-                e = ev(me, s, KAPUT_VALUE, "kaput", 0, 0)
-                if e > best_ev:
-                    best, best_ev = a, e
+                consider(a, scores(me, s, KAPUT_VALUE, "kaput", 0, 0))
         for a in by.get("KAPUT_PLUS", []):
             plus, s = lay.params[a]
             if s in strains:
-                e = ev(me, s, KAPUT_VALUE + plus, "kaput_plus", plus, 0)
-                if e > best_ev:
-                    best, best_ev = a, e
+                consider(a, scores(me, s, KAPUT_VALUE + plus, "kaput_plus", plus, 0))
         return best
 
     @staticmethod
