@@ -14,6 +14,14 @@ left in flight at a deadline are dropped, so that no board is left out for takin
 Metrics (spec/evaluation.md) come from :func:`agents.arena.summarize`: mean board score per
 deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics; and
 seconds per decision for each agent.
+
+The save file is a sequence of pickled dicts, one per finished board: ``agent``, ``vs``,
+``preset``, ``split``, ``seed``, ``index`` (the board), ``board``
+(:class:`agents.arena.BoardResult`), ``timing`` (:class:`agents.arena.Timing`), ``names``
+(the two agents' ``name``) and ``commit`` (the git commit of the code that played it, when
+known). Runs are told apart by (agent, vs, preset, split, seed); the summary lists the
+commits it used, since an agent's name does not change with its code. A record cut short by
+a kill is dropped on the next load and the file truncated before new records are added.
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ import json
 import multiprocessing as mp
 import os
 import pickle
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -52,15 +61,29 @@ def _agent(name: str, cfg):
     return _AGENTS[name]
 
 
+def _commit() -> str | None:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def _key(r: dict) -> tuple:
+    """What tells runs apart (records of earlier versions lack ``split``: test)."""
+    return r["agent"], r["vs"], r["preset"], r.get("split", "test"), r["seed"]
+
+
 def _one(index: int) -> dict:
     cfg = _JOB["cfg"]
     cand = _agent(_JOB["agent"], cfg)
     opp = cand if _JOB["vs"] == _JOB["agent"] else _agent(_JOB["vs"], cfg)
     timing = Timing()
     board = play_board(cfg, _JOB["deals"][index], index, cand, opp, _JOB["seed"], False, timing)
-    return {"agent": _JOB["agent"], "vs": _JOB["vs"], "preset": cfg.preset, "seed": _JOB["seed"],
-            "index": index, "board": board, "timing": timing,
-            "names": (cand.name, opp.name)}
+    return {"agent": _JOB["agent"], "vs": _JOB["vs"], "preset": cfg.preset, "split": _JOB["split"],
+            "seed": _JOB["seed"], "index": index, "board": board, "timing": timing,
+            "names": (cand.name, opp.name), "commit": _JOB["commit"]}
 
 
 def warm_up(cfg) -> None:
@@ -88,26 +111,32 @@ def warm_up(cfg) -> None:
     solver.solve(s)
 
 
-def load_records(paths: list[str]) -> list[dict]:
-    """Every record of the pickle files (one ``pickle.dump`` per finished board)."""
+def _read(path: str) -> tuple[list[dict], int]:
+    """The complete records of one save file, and the byte offset where they end."""
     out = []
-    for p in paths:
-        with open(p, "rb") as f:
-            while True:
-                try:
-                    out.append(pickle.load(f))
-                except EOFError:
-                    break
-    return out
+    good = 0
+    with open(path, "rb") as f:
+        while True:
+            try:
+                out.append(pickle.load(f))
+            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, IndexError):
+                break  # the end, or a record cut short by a kill
+            good = f.tell()
+    return out, good
+
+
+def load_records(paths: list[str]) -> list[dict]:
+    """Every complete record of the save files (a record cut short at the end is ignored)."""
+    return [r for p in paths for r in _read(p)[0]]
 
 
 def summary(records: list[dict]) -> list[dict]:
     """Per (agent, opponent, preset): the metrics over the consecutive boards from 0."""
     groups: dict[tuple, dict[int, dict]] = {}
     for r in records:
-        groups.setdefault((r["agent"], r["vs"], r["preset"], r["seed"]), {})[r["index"]] = r
+        groups.setdefault(_key(r), {})[r["index"]] = r
     rows = []
-    for (agent, vs, preset, seed), by in sorted(groups.items()):
+    for (agent, vs, preset, split, seed), by in sorted(groups.items()):
         n = 0
         while n in by:
             n += 1
@@ -119,7 +148,8 @@ def summary(records: list[dict]) -> list[dict]:
         m = summarize([r["board"] for r in used], cfg)
         per = timing.per_decision()
         cname, oname = used[0]["names"] if used else (agent, vs)
-        rows.append({"agent": agent, "opponent": vs, "preset": preset, "seed": seed, **m,
+        rows.append({"agent": agent, "opponent": vs, "preset": preset, "split": split, "seed": seed, **m,
+                     "commits": sorted({str(r.get("commit")) for r in used}),
                      "boards_finished": len(by), "boards_beyond_prefix": len(by) - n,
                      "sec_per_decision": {"agent": per.get(cname), "opponent": per.get(oname)},
                      "decisions": {"agent": timing.decisions.get(cname, 0),
@@ -129,7 +159,7 @@ def summary(records: list[dict]) -> list[dict]:
 
 def _print(rows: list[dict]) -> None:
     print(f"{'candidate':<14}{'opponent':<14}{'boards':>7}  {'mean/deal':>9}  {'95% CI':<18}"
-          f"{'win rate':>9}  {'s/decision (cand, opp)':<24}")
+          f"{'win rate':>9}  {'s/decision (cand, opp)':<24}{'not in prefix':>14}")
     for r in rows:
         if not r.get("boards"):
             print(f"{r['agent']:<14}{r['opponent']:<14}{0:>7}")
@@ -138,7 +168,14 @@ def _print(rows: list[dict]) -> None:
         sp = r["sec_per_decision"]
         print(f"{r['agent']:<14}{r['opponent']:<14}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
               f"[{lo:+.2f}, {hi:+.2f}]  {r['board_win_rate']:>8.3f}  "
-              f"{sp['agent'] or 0:.3f}, {sp['opponent'] or 0:.4f}")
+              f"{sp['agent'] or 0:<8.3f}{sp['opponent'] or 0:<16.4f}{r['boards_beyond_prefix']:>14}")
+
+
+def _save(f, rec: dict) -> None:
+    """Append one record in a single write, flushed to disk."""
+    f.write(pickle.dumps(rec))
+    f.flush()
+    os.fsync(f.fileno())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -150,14 +187,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", type=int, default=2000)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--deadline", type=float, default=None, help="stop after this many seconds")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="stop after this many seconds from the start (the kernels' compilation included)")
     ap.add_argument("--save", help="pickle file the finished boards are appended to")
     ap.add_argument("--summarize", nargs="+", metavar="FILE", help="print the metrics of saved runs")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     if args.summarize:
         rows = summary(load_records(args.summarize))
-        print(json.dumps(rows, default=str)) if args.json else _print(rows)
+        if args.json:
+            print(json.dumps(rows, default=str))
+        else:
+            _print(rows)
         return 0
     if not (args.agent and args.vs and args.save):
         ap.error("--agent, --vs and --save are required (or --summarize FILE ...)")
@@ -167,10 +208,17 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"the {args.preset} {args.split} suite has {len(deals)} boards")
     save = Path(args.save)
     save.parent.mkdir(parents=True, exist_ok=True)
-    done = {r["index"] for r in load_records([str(save)]) if (r["agent"], r["vs"], r["seed"]) ==
-            (args.agent, args.vs, args.seed)} if save.exists() else set()
+    done: set[int] = set()
+    if save.exists():
+        old, good = _read(str(save))
+        if good < save.stat().st_size:  # drop a record cut short by a kill
+            with open(save, "r+b") as f:
+                f.truncate(good)
+        me = (args.agent, args.vs, cfg.preset, args.split, args.seed)
+        done = {r["index"] for r in old if _key(r) == me}
     todo = [i for i in range(args.boards) if i not in done]
-    job = {"cfg": cfg, "deals": deals, "agent": args.agent, "vs": args.vs, "seed": args.seed}
+    job = {"cfg": cfg, "deals": deals, "agent": args.agent, "vs": args.vs, "seed": args.seed,
+           "split": args.split, "commit": _commit()}
     t0 = time.perf_counter()
     warm_up(cfg)
     print(f"[eval_long] kernels ready in {time.perf_counter() - t0:.0f} s", flush=True)
@@ -195,10 +243,17 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 except StopIteration:
                     break
-                pickle.dump(rec, f)
-                f.flush()
+                _save(f, rec)
                 finished += 1
                 bar.update(1)
+            if stopped:  # keep the boards that finished while we waited
+                while True:
+                    try:
+                        rec = it.next(timeout=0)
+                    except (mp.TimeoutError, StopIteration):
+                        break
+                    _save(f, rec)
+                    finished += 1
     finally:
         bar.close()
         pool.terminate()

@@ -186,6 +186,63 @@ def test_full_deal_solve_is_consistent():
         assert lay.block_of[best] == "PLAY"
 
 
+def test_endgame_loops_match_the_general_search():
+    """The nested-loop search of the second-to-last trick (``_kernel._endgame2``) gives the
+    general search's answers: exact values with full windows, the same side of every
+    threshold with null windows; on every preset, with and without a kaput early stop."""
+    from agents.search import _kernel as K
+
+    def value(s, kaput_team, general, alpha, beta):
+        args = solver._arrays(s)  # a fresh table generation for every search
+        args[5][5] = kaput_team
+        args[5][7] = general
+        return int(K.search(*args, 0, alpha, beta))
+
+    checked = 0
+    for preset in sorted(PRESETS):
+        cfg = make_rules(preset)
+        rng = np.random.default_rng(31)
+        for i in range(6 * SCALE):
+            s = _random_play_state(cfg, rng, cfg.num_tricks - 3 + i % 2, extra=int(rng.integers(0, 3)))
+            for kaput_team in (-1, 0, 1):
+                full = value(s, kaput_team, 1, -K.INF, K.INF)
+                assert value(s, kaput_team, 0, -K.INF, K.INF) == full, (preset, i, kaput_team)
+                for t in rng.integers(0, full + 40, size=6).tolist() + [full, full + 1]:
+                    got = value(s, kaput_team, 0, t - 1, t) >= t
+                    assert got == (value(s, kaput_team, 1, t - 1, t) >= t) == (full >= t)
+                    checked += 1
+    assert checked >= 6 * 6 * 3 * 8
+
+
+def test_code_bounds_read_tables_at_the_minimax_code():
+    """``CodeBounds.lookup`` gives ``table[past + V]`` with ``V`` the full-window minimax code,
+    for leaf tables of several contracts and for random step tables, on every preset; its
+    interval always holds ``V``."""
+    from dataclasses import replace
+
+    from blot_env.state import Contract
+
+    for preset in sorted(PRESETS):
+        cfg = make_rules(preset)
+        rng = np.random.default_rng(41)
+        for _ in range(3 * SCALE):
+            s = _random_play_state(cfg, rng, cfg.num_tricks - 4)
+            v = solver.position_code(s)
+            past = solver._past_code(s)
+            info = solver.combo_info(solver._decl_final(s))
+            c = s.contract
+            tables = [solver.leaf_table(cfg, replace(c, double=d), info) for d in (0, 1, 2)]
+            tables += [np.cumsum(rng.integers(0, 2, size=solver.X_SIZE) * rng.integers(1, 9, size=solver.X_SIZE))
+                       for _ in range(3)]
+            cb = solver.CodeBounds(s)
+            for table in tables:
+                assert cb.lookup(table, past) == table[past + v]
+                assert cb.lo <= v <= cb.hi
+            assert isinstance(c, Contract)
+    with pytest.raises(ValueError, match="play-phase"):
+        solver.CodeBounds(deal_random(make_rules("bazar"), np.random.default_rng(0)))
+
+
 def test_solve_rejects_auction_state():
     s = deal_random(make_rules("bazar"), np.random.default_rng(0))
     with pytest.raises(ValueError, match="play-phase"):

@@ -25,12 +25,16 @@ Arrays (all int64 unless noted):
   of the cards still held, 16 + t nodes visited in trick t;
 * ``P[8]``: 0 players (2 or 4, so seats wrap with ``& (n - 1)``), 1 strain (0..3, 4 = no
   trump), 2 partner exemption (4 players), 3 undertrump free, 4 tricks in the deal,
-  5 kaput-defending team (-1: not a kaput contract), 6 TT bits;
+  5 kaput-defending team (-1: not a kaput contract), 6 TT bits, 7 1 to search the
+  second-to-last trick with the general search instead of ``_endgame2`` (for tests);
 * ``PTS[32]`` card points, ``TSTR[32]`` trick strength as a trump (0 if not a trump),
   ``PSTR[32]`` strength in its own suit when led, ``DESC[2, 8]`` ranks by strength
   (row 0 plain order, row 1 trump order), ``ABOVE[8]`` trump-rank masks above an order;
 * ``MV``/``SC[plies, 16]`` move and ordering-score buffers, ``SV[plies, 10]`` undo records;
-  ``TT[size, 2]`` the transposition table (see ``solver._TT``).
+  ``TT[size, 2]`` the transposition table (see ``solver._TT``); ``FR[11, plies]`` the
+  search's per-ply frames (rows: alpha, beta, the entry alpha and beta, best value, best
+  card, move index, move count, points gained by the move, table key, table slot).
+  ``plies`` is ``solver.MAX_PLIES`` (a 16-trick Open Blot deal has 32 plies).
 """
 
 from __future__ import annotations
@@ -39,7 +43,10 @@ import numpy as np
 from numba import njit
 
 #: No NRT: the kernel allocates nothing, and with NRT on, numba wraps every array handed to
-#: a helper in atomic reference-count updates, which took most of the solver's time.
+#: a helper in atomic reference-count updates, which took most of the solver's time. (The
+#: batched engine's settings, ``blot_env.batched._jit``, add ``error_model="numpy"``; the
+#: kernel keeps numba's default, which checks integer division, and defines its own so that
+#: the agents package does not reach into the env's private modules.)
 _jit = njit(cache=True, _nrt=False)
 _jit_inline = njit(cache=True, _nrt=False, inline="always")
 
@@ -367,7 +374,8 @@ def _endgame2(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, ABOVE, alpha, beta):
     """Fail-soft alpha-beta value of V at the start of the second-to-last trick (every hand
     holds two cards): the trick's at most 2^n card orders in nested loops, the last trick
     being forced. Cheaper than the general search's nodes, move generation and table for
-    these small trees."""
+    these small trees. Counts as one node. Covered cards (``CV``) are updated for the first
+    two plies only: piles exist only in 2-player Open Blot, where a trick has two cards."""
     n = P[0]
     leader = ST[0]
     s0 = leader
@@ -517,6 +525,10 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
            alpha0, beta0):
     """Fail-soft alpha-beta with a transposition table; returns V of the position.
 
+    The arrays are described in the module docstring; ``ply0`` is the ply index of the
+    position in the move, undo and frame buffers (0 at the root, 1 under
+    :func:`child_value`), and ``alpha0``, ``beta0`` the window in outcome-code units.
+
     Iterative (an explicit stack of frames, one per ply) rather than recursive: numba's
     on-disk cache of recursive functions is not reliable, and compiling on every start
     would cost seconds.
@@ -553,7 +565,7 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
             if ST[2] == P[4] - 1:
                 ret = _last_trick(H, TR, ST, P, PTS, TSTR, PSTR)
                 hit = True
-            elif ST[2] == P[4] - 2 and ST[1] == 0:
+            elif ST[2] == P[4] - 2 and ST[1] == 0 and P[7] == 0:
                 ret = _endgame2(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, ABOVE, alpha, beta)
                 hit = True
             elif ST[1] == 0:

@@ -56,8 +56,8 @@ class PIMCAgent(BaseAgent):
         k: worlds per card decision.
         time_budget: seconds per decision (None: no limit); worlds beyond it are dropped.
         weighted: weight worlds by the bidding model (L4).
-        bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs one
-            full solve per candidate strain).
+        bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs
+            null-window solves from the first lead per candidate strain).
         margin: table points a bid, contra or recontra must gain over passing, on average
             over the worlds.
         z: and beyond ``margin``, this many standard errors of that mean gain (paired over
@@ -74,6 +74,8 @@ class PIMCAgent(BaseAgent):
         self.weighted = weighted
         self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
         self.margin = margin
+        if z < 0:
+            raise ValueError(f"z must be >= 0, got {z}")
         self.z = z
         self.name = name or (f"pimc-{k}" if not weighted else "pimc-insane")
         self._rules = RulesAgent()
@@ -186,7 +188,8 @@ class PIMCAgent(BaseAgent):
 
         def gain(vec: np.ndarray, base: np.ndarray) -> tuple[float, bool]:
             """Mean gain of a call over passing, and whether it clears ``margin + z * se``
-            (paired over the same worlds)."""
+            (paired over the same worlds; ``se`` is the weighted standard deviation of the
+            gain over the square root of the effective number of worlds, 0 with one world)."""
             d = vec - base
             m = float(wts @ d)
             se = float(np.sqrt(float(wts @ (d - m) ** 2) / n_eff))

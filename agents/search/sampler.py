@@ -40,6 +40,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from blot_env.actions import layout_for
+from blot_env.batched import _layout, _single
+from blot_env.batched.convert import to_state
 from blot_env.cards import cards_of
 from blot_env.combos import classes_held
 from blot_env.engine import apply_action, current_seat, deck_mask, new_deal
@@ -413,6 +415,9 @@ class _Replayer:
         self._tables: tuple | None = None
 
     def __call__(self, hands, stock, piles=None) -> State | None:
+        """The replayed state of the deal (``hands``: bitmask per seat as dealt, ``stock``:
+        undealt cards in draw order, ``piles``: Open Blot's), or None if it is inconsistent
+        with the view."""
         view = self.view
         if self.actions is not None and self._tables is None:
             self._tables = self._compile()
@@ -421,9 +426,6 @@ class _Replayer:
             if st is not None and self.actions is None:
                 self.actions = np.array(st.history, dtype=np.int64)
             return st
-        from blot_env.batched import _single
-        from blot_env.batched.convert import to_state
-
         T, F, S = self._tables
         laid = [c for p in piles for c in p] if piles else [c for h in hands for c in cards_of(h)]
         cards = np.array(laid + list(stock), dtype=np.int64)
@@ -438,8 +440,6 @@ class _Replayer:
     def _compile(self) -> tuple:
         """The compiled engine's tables and row; ``()`` (stay on the Python replay) for a
         config whose deals may not fit in a row."""
-        from blot_env.batched import _layout, _single
-
         if _layout.capacity_problem(self.view.cfg) is not None:
             return ()
         T, F = _single.tables(self.view.cfg, "observation")

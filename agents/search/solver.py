@@ -46,6 +46,8 @@ from blot_env.state import Contract, Phase, State, Step
 from . import _kernel as K
 
 TT_BITS = 18
+#: rows of the kernel's per-ply buffers: more than the 32 plies of a 16-trick deal
+MAX_PLIES = 48
 #: outcome codes X run over 0 .. 3 * 162 + 2
 X_SIZE = 3 * 162 + 3
 
@@ -289,17 +291,20 @@ class _TT:
         self.bits = bits
         self.table = np.full((1 << bits, 2), -1, dtype=np.int64)
         self.gen = 0
-        self.moves = np.zeros((40, 16), dtype=np.int64)
-        self.scores = np.zeros((40, 16), dtype=np.int64)
-        self.saved = np.zeros((40, 10), dtype=np.int64)
-        self.frames = np.zeros((11, 48), dtype=np.int64)  # the search's per-ply frames
+        self.epoch = 0
+        self.moves = np.zeros((MAX_PLIES, 16), dtype=np.int64)
+        self.scores = np.zeros((MAX_PLIES, 16), dtype=np.int64)
+        self.saved = np.zeros((MAX_PLIES, 10), dtype=np.int64)
+        self.frames = np.zeros((11, MAX_PLIES), dtype=np.int64)  # the search's per-ply frames
 
     def next_gen(self) -> int:
-        """The generation tag of a new solve (bits 53..62 of the key)."""
+        """The generation tag of a new solve (bits 53..62 of the key). After 1023 tags the
+        table is cleared and the tags start again (``epoch`` counts the restarts)."""
         self.gen += 1
         if self.gen >= 1 << 10:
             self.table.fill(-1)
             self.gen = 1
+            self.epoch += 1
         return self.gen << 53
 
 
@@ -452,29 +457,50 @@ def position_code(state: State) -> int:
 class CodeBounds:
     """Score tables read at a position's minimax outcome code, searching only as far as needed.
 
-    ``lookup(table)`` returns ``table[past + V]``, ``V`` the exact minimax code of the
-    position (what :func:`position_code` computes with a full window), but finds it lazily:
-    it keeps an interval ``lo <= V <= hi`` and narrows it with null-window searches at the
-    steps of ``table`` inside it, until ``table`` is constant on the interval. Later lookups
-    of other tables (another contract level, contra) start from the narrowed interval, so a
-    bidding evaluation that reads many tables of one position costs a few null-window
-    searches instead of one full-window search (about 4x fewer nodes on bazar first leads).
+    ``lookup(table, past)`` returns ``table[past + V]``: ``V`` is the exact minimax outcome
+    code of the position (what :func:`position_code` computes with a full window: 3 x the
+    raw card points team 0 wins from here on, plus the capot code 0/1/2), ``past`` is 3 x
+    team 0's raw card points already won (:func:`_past_code`; 0 at the first lead), and
+    ``table`` is an ``int64[X_SIZE]`` table such as :func:`leaf_table`'s. It keeps an
+    interval ``lo <= V <= hi`` and narrows it with null-window searches at the steps of
+    ``table`` inside it, until ``table`` is constant there. Later lookups of other tables
+    (another contract level, contra) start from the narrowed interval, so a bidding
+    evaluation that reads many tables of one position costs a few null-window searches
+    instead of one full-window search.
+
+    Attributes: ``lo``, ``hi`` (the interval, outcome-code units) and ``nodes`` (kernel
+    nodes searched so far).
 
     Args:
-        state: a play-phase state with no pending step (as :func:`position_code`).
+        state: a play-phase state with no pending declaration step.
+
+    Raises:
+        ValueError: the state is not in the play phase or has a pending step.
     """
 
     def __init__(self, state: State):
+        if state.phase != Phase.PLAY or state.pending:
+            raise ValueError("CodeBounds needs a play-phase state with no pending step "
+                             f"(phase {state.phase.name}, pending {list(state.pending)})")
         self._args = _arrays(state)
-        self.lo = 0
+        self._epoch = _tt().epoch
         ST, PTS, TR = self._args[4], self._args[6], self._args[3]
         left = int(ST[8]) + sum(int(PTS[TR[i]]) for i in range(int(ST[1]))) + LAST_TRICK_BONUS
+        self.lo = 0
         self.hi = 3 * left + 2
         self.nodes = 0
 
     def at_least(self, t: int) -> bool:
         """Whether ``V >= t``; narrows the interval with the fail-soft bound the search returns."""
+        if t <= self.lo:
+            return True
+        if t > self.hi:
+            return False
         ST = self._args[4]
+        tt = _tt()
+        if tt.epoch != self._epoch:  # the table restarted its tags: ours may be reused
+            ST[5] = tt.next_gen()
+            self._epoch = tt.epoch
         before = int(ST[4])
         v = int(K.search(*self._args, 0, t - 1, t))
         self.nodes += int(ST[4]) - before
@@ -485,7 +511,7 @@ class CodeBounds:
         return False
 
     def lookup(self, table: np.ndarray, past: int = 0) -> int:
-        """``table[past + V]`` (``table`` non-decreasing, as :func:`leaf_table`'s)."""
+        """``table[past + V]`` (``table`` long enough to hold ``past + hi``)."""
         while True:
             seg = table[past + self.lo: past + self.hi + 1]
             change = np.flatnonzero(seg[1:] != seg[:-1])

@@ -133,9 +133,11 @@ def observe_one(S, T, F, tail, seat, with_mask, obs, mask):
 
 @jit
 def replay_one(S, T, F, dealer, cards, actions):
-    """Deal row 0 of ``S`` as :func:`start_one` does and apply ``actions`` in turn, with no
-    observation or mask written. Returns how many were applied: ``actions.shape[0]``, or
-    the index of the first one that is illegal (or comes after the end of the deal)."""
+    """Deal row 0 of ``S`` (``int64[>=1, ROW]``) as :func:`start_one` does, from ``cards``
+    (``int64[deck]``, hands then stock), and apply ``actions`` (``int64[m]``, action ids) in
+    turn, with no observation or mask written. Returns how many were applied: ``m``, or the
+    index of the first one that is illegal (or comes after the end of the deal); the row
+    then holds the state before it."""
     K, block, p0, p1, bstart = _unpack(T, F)[:5]
     _core.deal_row(S, 0, K, dealer, cards)
     for i in range(actions.shape[0]):

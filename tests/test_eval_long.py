@@ -1,0 +1,53 @@
+"""scripts/eval_long.py: finished boards are saved, a resumed run skips them, a record cut
+short by a kill is dropped, and the summary matches blot-eval's metrics on the same boards."""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import sys
+from pathlib import Path
+
+from agents.arena import evaluate, load_suite
+
+_PATH = Path(__file__).resolve().parents[1] / "scripts" / "eval_long.py"
+_SPEC = importlib.util.spec_from_file_location("eval_long", _PATH)
+eval_long = importlib.util.module_from_spec(_SPEC)
+sys.modules["eval_long"] = eval_long  # the pool's workers find its functions by module name
+_SPEC.loader.exec_module(eval_long)
+
+
+def _run(save: Path, boards: int) -> None:
+    assert eval_long.main(["--agent", "rules", "--vs", "random", "--boards", str(boards), "--workers", "1",
+                           "--save", str(save)]) == 0
+
+
+def test_save_resume_and_summary(tmp_path, capsys):
+    save = tmp_path / "runs" / "rules_vs_random.pkl"
+    _run(save, 3)
+    recs = eval_long.load_records([str(save)])
+    assert sorted(r["index"] for r in recs) == [0, 1, 2]
+    assert all(r["split"] == "test" and r["names"] == ("rules", "random") for r in recs)
+    # a kill in the middle of a write leaves a partial record at the end: it is ignored, then
+    # cut off before the resumed run appends
+    whole = save.read_bytes()
+    save.write_bytes(whole + pickle.dumps(recs[0])[:40])
+    assert len(eval_long.load_records([str(save)])) == 3
+    _run(save, 5)
+    recs = eval_long.load_records([str(save)])
+    assert sorted(r["index"] for r in recs) == [0, 1, 2, 3, 4]  # boards 0-2 were not replayed
+    assert save.read_bytes()[:len(whole)] == whole
+    (row,) = eval_long.summary(recs)
+    want = evaluate("rules", "random", "bazar", load_suite("bazar", "test")[:5]).metrics
+    assert row["boards"] == 5 and row["boards_beyond_prefix"] == 0
+    assert row["mean_board_score"] == want["mean_board_score"] and row["ci95"] == want["ci95"]
+    assert row["diagnostics"] == want["diagnostics"]
+
+
+def test_summary_uses_the_prefix_of_consecutive_boards(tmp_path):
+    save = tmp_path / "r.pkl"
+    _run(save, 2)
+    recs = eval_long.load_records([str(save)])
+    gap = dict(recs[1], index=7)  # a board finished beyond a missing one
+    (row,) = eval_long.summary([recs[0], gap])
+    assert row["boards"] == 1 and row["boards_finished"] == 2 and row["boards_beyond_prefix"] == 1
