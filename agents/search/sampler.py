@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -442,8 +443,14 @@ class _Replayer:
         config whose deals may not fit in a row."""
         if _layout.capacity_problem(self.view.cfg) is not None:
             return ()
-        T, F = _single.tables(self.view.cfg, "observation")
+        T, F = _engine_tables(self.view.cfg)
         return T, F, np.zeros((1, _layout.ROW), dtype=np.int64)
+
+
+@lru_cache(maxsize=16)
+def _engine_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
+    """The single-row engine's tables of ``cfg``, built once per process (read-only here)."""
+    return _single.tables(cfg, "observation")
 
 
 # ---------------------------------------------------------------------------- public API
