@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy.stats import chisquare
 
 from agents.arena import play_table
 from agents.random_agent import RandomAgent
 from agents.registry import UnknownAgentError, make_agent
-from agents.search.pimc import PIMCAgent
+from agents.search.pimc import PIMCAgent, pick_weighted
 from blot_env.engine import apply_action, current_seat, deal_random, legal_actions
 from blot_env.rules_config import PRESETS, make_rules
 from blot_env.state import Phase
@@ -80,3 +81,61 @@ def test_pimc_is_deterministic_given_the_generator():
     a1 = PIMCAgent(k=6).act(view, np.random.default_rng(42))
     a2 = PIMCAgent(k=6).act(view, np.random.default_rng(42))
     assert a1 == a2
+
+
+def test_pick_weighted_draws_in_proportion_to_the_weights():
+    w = np.array([0.0, 1.0, 2.0, 5.0])
+    rng = np.random.default_rng(5)
+    counts = np.zeros(4)
+    for _ in range(8000):
+        (i,) = pick_weighted(w, rng.random(4), 1)
+        counts[i] += 1
+    assert counts[0] == 0
+    assert chisquare(counts[1:], 8000 * w[1:] / w.sum()).pvalue > 1e-3
+    # without replacement: distinct, ascending, zero weights only when positives run out
+    for _ in range(200):
+        got = pick_weighted(w, rng.random(4), 3)
+        assert got == [1, 2, 3]
+        got = pick_weighted(np.array([0.0, 3.0, 0.0, 1.0]), rng.random(4), 3)
+        assert len(set(got)) == 3 and got == sorted(got) and {1, 3} <= set(got)
+    assert pick_weighted(w, rng.random(4), 9) == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match="non-negative"):
+        pick_weighted(np.array([1.0, -1.0]), np.array([0.5, 0.5]), 1)
+    with pytest.raises(ValueError, match="one length"):
+        pick_weighted(np.ones(3), np.ones(2), 1)
+    with pytest.raises(ValueError, match="bid_pool"):
+        PIMCAgent(k=8, weighted=True, bid_worlds=8, bid_pool=4)
+
+
+def test_weighted_auction_evaluates_worlds_picked_from_its_pool():
+    """pimc-insane's calls: a pool drawn at the first call, ``bid_worlds`` of it solved per
+    strain at each call, picked toward the worlds the other seats' bids make likely."""
+    cfg = make_rules("bazar")
+    rng = np.random.default_rng(11)
+    medium = make_agent("rules-medium", cfg)
+    agent = PIMCAgent(k=8, weighted=True, bid_worlds=4, bid_pool=32)
+    from agents.search.sampler import bidding_weight
+
+    checked = 0
+    for d in range(40):
+        s = deal_random(cfg, rng, d % 4)
+        while s.phase == Phase.AUCTION and checked < 2:
+            seat = current_seat(s)
+            view = seat_view(s, seat)
+            if seat == 1 and len(view.calls) >= 2 and any(lb != 1 for lb, _ in view.calls):
+                a = agent.act(view, rng)
+                assert a in view.legal
+                (entry,) = agent._cache.values()
+                pool = entry["worlds"]
+                assert len(pool) == 32
+                solved = {i for (_, i) in entry["codes"]}
+                w = np.array([bidding_weight(view, x.hands) for x in pool])
+                assert sorted(solved) == pick_weighted(w, entry["keys"], 4)
+                agent.reset()
+                checked += 1
+                s = apply_action(s, a)
+                continue
+            s = apply_action(s, medium.act(view, rng))
+        if checked >= 2:
+            break
+    assert checked == 2

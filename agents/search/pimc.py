@@ -18,14 +18,20 @@ mean score difference for the seat's side.
   worlds, ``margin`` table points over passing plus ``z`` standard errors of that mean gain
   (the gain per world is paired with passing in the same world); among the calls that clear
   it, the largest mean gain is chosen. The worlds are drawn at the seat's first call of the
-  auction and their solves kept; later calls only re-weight them (``pimc-insane``).
+  auction and their solves kept for its later calls.
 * **2-player trump choices** (take / name) use the L1 rule agent's choice.
 * **Declarations**: the solver's fixed policy (announce the highest class held, plain
   height, reveal, show), so that the agent plays as its solver assumes.
-* ``pimc-insane`` (L4): ``K = 256`` and each world is weighted by
+* ``pimc-insane`` (L4): ``K = 256``, and the worlds follow
   :func:`agents.search.sampler.bidding_weight`, the L2 bidding model's reading of the other
-  seats' bids (worlds are drawn uniformly among the consistent ones, then importance
-  weighted), in the auction as in the play.
+  seats' bids. In the play each world is drawn uniformly among the consistent ones, then
+  importance weighted. In the auction the seat draws a pool of ``bid_pool`` worlds at its
+  first call and, at every call, evaluates the ``bid_worlds`` of them picked by weighted
+  sampling without replacement (Efraimidis and Spirakis' keys ``u ** (1 / w)``, one fixed
+  ``u`` per world, so a world that keeps its weight stays picked and its solves are reused);
+  the picked worlds count equally. Importance weights on the few bidding worlds themselves
+  would leave a median of about 4 effective worlds out of 8 once others have bid, and the
+  ``z`` guard, computed from the weighted spread, would then rest on one or two worlds.
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ class PIMCAgent(BaseAgent):
         weighted: weight worlds by the bidding model (L4).
         bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs
             null-window solves from the first lead per candidate strain).
+        bid_pool: worlds drawn at the seat's first call of an auction when ``weighted``,
+            of which ``bid_worlds`` are picked at each call (default ``16 * bid_worlds``).
         margin: table points a bid, contra or recontra must gain over passing, on average
             over the worlds.
         z: and beyond ``margin``, this many standard errors of that mean gain (paired over
@@ -66,13 +74,16 @@ class PIMCAgent(BaseAgent):
 
     def __init__(self, k: int = 64, time_budget: float | None = None, weighted: bool = False,
                  bid_worlds: int | None = None, margin: float = 3.0, z: float = 1.5,
-                 name: str | None = None):
+                 name: str | None = None, bid_pool: int | None = None):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
         self.k = int(k)
         self.time_budget = time_budget
         self.weighted = weighted
         self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
+        self.bid_pool = int(bid_pool) if bid_pool else 16 * self.bid_worlds
+        if self.bid_pool < self.bid_worlds:
+            raise ValueError(f"bid_pool ({self.bid_pool}) must be at least bid_worlds ({self.bid_worlds})")
         self.margin = margin
         if z < 0:
             raise ValueError(f"z must be >= 0, got {z}")
@@ -148,31 +159,37 @@ class PIMCAgent(BaseAgent):
         # Worlds are drawn once per auction (at the seat's first call) and their solves are kept:
         # the calls of the other seats do not restrict their hands (only kaput+N needs held
         # combinations, which is not re-checked here), they only change the weights, which
-        # are recomputed at every call.
+        # are recomputed at every call (and with them which worlds of the pool are picked).
         key = (cfg, me, view.dealer, view.hand)
         if len(self._cache) > 32:
             self._cache.clear()
         entry = self._cache.get(key)
         if entry is None:
-            worlds = sample_worlds(view, self.bid_worlds, rng)
-            entry = {"worlds": worlds, "codes": {}}
+            pool = sample_worlds(view, self.bid_pool if self.weighted else self.bid_worlds, rng)
+            entry = {"worlds": pool, "codes": {},
+                     "keys": rng.random(len(pool)) if self.weighted else None}
             self._cache[key] = entry
-        worlds = entry["worlds"]
-        if not worlds:
+        pool = entry["worlds"]
+        if not pool:
             return self._rules.act(view, rng)
+        if self.weighted:
+            w_pool = np.array([bidding_weight(view, w.hands) for w in pool], dtype=float)
+            picked = pick_weighted(w_pool, entry["keys"], self.bid_worlds)
+        else:
+            picked = list(range(len(pool)))
+        worlds = [pool[i] for i in picked]
 
         def codes(strain: int) -> list[solver.CodeBounds]:
-            got = entry["codes"].get(strain)
-            if got is None:
-                got = [solver.CodeBounds(_first_lead(cfg, view.dealer, w.hands, strain)) for w in worlds]
-                entry["codes"][strain] = got
+            got = []
+            for i in picked:
+                x = entry["codes"].get((strain, i))
+                if x is None:
+                    x = solver.CodeBounds(_first_lead(cfg, view.dealer, pool[i].hands, strain))
+                    entry["codes"][(strain, i)] = x
+                got.append(x)
             return got
 
-        if self.weighted:
-            wts = np.array([bidding_weight(view, w.hands) for w in worlds], dtype=float)
-        else:
-            wts = np.ones(len(worlds))
-        wts = wts / wts.sum() if wts.sum() > 0 else np.full(len(worlds), 1.0 / len(worlds))
+        wts = np.full(len(worlds), 1.0 / len(worlds))
 
         def scores(seat: int, strain: int, value: int, kind: str, plus: int, double: int) -> np.ndarray:
             """Per world: the seat's side's deal score difference under this contract."""
@@ -244,6 +261,33 @@ class PIMCAgent(BaseAgent):
         return out
 
 
+def pick_weighted(weights: np.ndarray, keys: np.ndarray, m: int) -> list[int]:
+    """Indices of ``m`` items drawn without replacement with probabilities following
+    ``weights`` (Efraimidis and Spirakis, "Weighted random sampling with a reservoir", 2006:
+    the ``m`` largest ``keys ** (1 / weights)``), in ascending order.
+
+    Args:
+        weights: ``float[N]``, non-negative; an item of weight 0 is picked only when fewer
+            than ``m`` items have a positive weight.
+        keys: ``float[N]`` uniform draws in ``[0, 1)``, one per item (fixed per item, so
+            that items keep their rank while their weights do not change).
+        m: how many to pick (all ``N`` if ``m >= N``).
+
+    Raises:
+        ValueError: shapes differ or a weight is negative.
+    """
+    weights = np.asarray(weights, dtype=float)
+    keys = np.asarray(keys, dtype=float)
+    if weights.shape != keys.shape or weights.ndim != 1:
+        raise ValueError(f"weights {weights.shape} and keys {keys.shape} must be 1-D of one length")
+    if np.any(weights < 0):
+        raise ValueError("weights must be non-negative")
+    with np.errstate(divide="ignore"):
+        score = np.where(weights > 0, np.log(np.maximum(keys, 1e-300)) / np.maximum(weights, 1e-300), -np.inf)
+    order = np.argsort(-score, kind="stable")
+    return sorted(int(i) for i in order[:m])
+
+
 def _standing(view: SeatView):
     """``(seat, strain, value, kind, plus)`` of the standing bid, or None."""
     high = MediumAgent._standing(view)
@@ -261,4 +305,4 @@ def _first_lead(cfg, dealer: int, hands: tuple[int, ...], strain: int) -> State:
                  tricks=(0,) * n, points=(0,) * n, decl=initial_declarations(n))
 
 
-__all__ = ["PIMCAgent"]
+__all__ = ["PIMCAgent", "pick_weighted"]
