@@ -441,8 +441,55 @@ def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, An
     return {**d, "redeals": redeals, "void_boards": void}
 
 
+CONTRACT_GROUPS = ("same_contract", "same_declarer_strain", "different", "void")
+
+
+def _contract_group(b: BoardResult) -> str:
+    if not b.tables:
+        return "void"
+    cs = [t.result.contract for t in b.tables]
+    if any(c is None for c in cs):
+        return "different"
+    k = [(c.seat, c.strain, c.value, c.kind, c.plus, c.double) for c in cs]
+    if k[0] == k[1]:
+        return "same_contract"
+    return "same_declarer_strain" if k[0][:2] == k[1][:2] else "different"
+
+
+def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any]]:
+    """Where a duplicate result comes from: the boards grouped by how the final contracts of
+    their two tables compare (spec/evaluation.md, duplicate boards).
+
+    The same seat holds the same cards at both tables, so a contract is compared as
+    (declarer seat, strain, level, kind, kaput extra, contra level):
+
+    * ``same_contract``: identical at both tables; the difference comes from the card play
+      and the declarations;
+    * ``same_declarer_strain``: same declarer and strain, another level or contra level;
+    * ``different``: another declarer or strain;
+    * ``void``: every attempt passed out at both tables (a delta of 0).
+
+    Returns, per group: ``boards`` (count), ``share`` (of all boards), ``mean`` and ``ci95``
+    (per deal, score-sheet units, within the group; None when empty) and ``contribution``
+    (the group's sum per deal divided by all boards: the four contributions add up to
+    ``mean_board_score``).
+    """
+    total = len(boards)
+    out: dict[str, dict[str, Any]] = {}
+    for g in CONTRACT_GROUPS:
+        v = np.array([b.delta / 2.0 for b in boards if _contract_group(b) == g], dtype=float)
+        if v.size:
+            m, lo, hi = stats.mean_ci(v)
+            out[g] = {"boards": int(v.size), "share": v.size / total, "mean": m, "ci95": [lo, hi],
+                      "contribution": float(v.sum()) / total}
+        else:
+            out[g] = {"boards": 0, "share": 0.0, "mean": None, "ci95": [None, None], "contribution": 0.0}
+    return out
+
+
 def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
-    """The metrics of spec/evaluation.md over ``boards`` (score-sheet units per deal)."""
+    """The metrics of spec/evaluation.md over ``boards`` (score-sheet units per deal), with
+    :func:`diagnostics` and :func:`contract_breakdown` (``by_contract``)."""
     deltas = np.array([b.delta for b in boards], dtype=float)
     per_deal = deltas / 2.0
     out: dict[str, Any] = {"boards": len(boards)}
@@ -459,7 +506,7 @@ def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]
         mean_board_score=m, ci95=[lo, hi], sd=float(per_deal.std(ddof=1)) if len(boards) > 1 else 0.0,
         board_win_rate=rate, win_rate_ci95=[wlo, whi],
         match_win_rate=(mw / mn) if mn else None, match_win_rate_ci95=[mlo, mhi], matches=mn,
-        diagnostics=diagnostics(boards, cfg),
+        diagnostics=diagnostics(boards, cfg), by_contract=contract_breakdown(boards),
     )
     return out
 
@@ -497,10 +544,12 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
 
 
 __all__ = [
+    "CONTRACT_GROUPS",
     "SPLITS",
     "BoardResult",
     "Evaluation",
     "TableResult",
+    "contract_breakdown",
     "deal_state",
     "diagnostics",
     "evaluate",

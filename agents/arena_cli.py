@@ -65,7 +65,24 @@ def format_table(report: dict) -> str:
                 f"contras {x['contras']} ({x['contras_right']} right), recontras {x['recontras']}, "
                 f"kaputs {x['kaputs']} ({x['kaputs_made']} made), mean level {_lvl(x['mean_level'])}")
         lines.append(f"  redeals {d['redeals']}, void boards {d['void_boards']}, {r.get('seconds', 0):.1f} s")
+        if r.get("by_contract"):
+            lines.append("  " + format_breakdown(r["by_contract"]))
     return "\n".join(lines)
+
+
+def format_breakdown(by: dict) -> str:
+    """One line of :func:`agents.arena.contract_breakdown`: per group, boards, the mean per
+    deal within it and its contribution to the overall mean."""
+    names = {"same_contract": "same contract", "same_declarer_strain": "same declarer and strain",
+             "different": "different contract", "void": "void"}
+    parts = []
+    for g, x in by.items():
+        if not x["boards"]:
+            continue
+        lo, hi = x["ci95"]
+        parts.append(f"{names.get(g, g)} {x['boards']}: {_fmt(x['mean'])} [{_fmt(lo)}, {_fmt(hi)}] "
+                     f"(adds {_fmt(x['contribution'])})")
+    return "by contract: " + "; ".join(parts)
 
 
 def _sec(x: float | None) -> str:

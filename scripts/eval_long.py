@@ -12,7 +12,8 @@ left in flight at a deadline are dropped, so that no board is left out for takin
     python scripts/eval_long.py --summarize runs/pimc64_vs_medium.pkl [other.pkl ...] [--json]
 
 Metrics (spec/evaluation.md) come from :func:`agents.arena.summarize`: mean board score per
-deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics; and
+deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics, the
+breakdown by contract agreement between the two tables (``by_contract``); and
 seconds per decision for each agent.
 
 The save file is a sequence of pickled dicts, one per finished board: ``agent``, ``vs``,
@@ -39,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import Timing, load_suite, play_board, summarize
+from agents.arena_cli import format_breakdown
 from blot_env.rules_config import make_rules
 
 _AGENTS: dict[str, object] = {}
@@ -169,6 +171,8 @@ def _print(rows: list[dict]) -> None:
         print(f"{r['agent']:<14}{r['opponent']:<14}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
               f"[{lo:+.2f}, {hi:+.2f}]  {r['board_win_rate']:>8.3f}  "
               f"{sp['agent'] or 0:<8.3f}{sp['opponent'] or 0:<16.4f}{r['boards_beyond_prefix']:>14}")
+        if r.get("by_contract"):
+            print("    " + format_breakdown(r["by_contract"]))
 
 
 def _save(f, rec: dict) -> None:

@@ -11,6 +11,7 @@ from agents.arena import (
     SPLITS,
     BoardResult,
     TableResult,
+    contract_breakdown,
     deal_state,
     evaluate,
     load_suite,
@@ -168,6 +169,35 @@ def test_match_outcomes_and_summary_on_synthetic_boards():
     d = m["diagnostics"]
     assert d["candidate"]["contracts"] == 80 and d["candidate"]["made_rate"] == 1.0
     assert d["opponent"]["defeated"] == 0
+
+
+def test_contract_breakdown_groups_boards_and_adds_up_to_the_mean():
+    cfg = make_rules("bazar")
+
+    def res(score, seat=0, value=10, strain=2, double=0):
+        c = Contract(seat=seat, strain=strain, value=value, kind="num", plus=0, double=double, call=-1)
+        return DealResult(c, True, (5, 3), (100, 62), (0, 0), score)
+
+    boards = [
+        BoardResult(0, 1, (TableResult(0, res((30, 10)), -1, -1), TableResult(1, res((20, 10)), -1, -1))),
+        BoardResult(1, 1, (TableResult(0, res((30, 10)), -1, -1), TableResult(1, res((30, 10)), -1, -1))),
+        BoardResult(2, 1, (TableResult(0, res((40, 0), value=12), -1, -1),
+                           TableResult(1, res((20, 10), double=1), -1, -1))),
+        BoardResult(3, 1, (TableResult(0, res((0, 16), seat=1), -1, -1),
+                           TableResult(1, res((20, 10), strain=3), -1, -1))),
+        BoardResult(4, 1, (TableResult(0, res((10, 0)), -1, -1), TableResult(1, res((0, 0), seat=3), -1, -1))),
+        BoardResult(5, 3, ()),
+    ]
+    by = contract_breakdown(boards)
+    assert [by[g]["boards"] for g in ("same_contract", "same_declarer_strain", "different", "void")] == [2, 1, 2, 1]
+    # per deal: board 0 (20 - 10) / 2 = 5, board 1 (20 - 20) / 2 = 0
+    assert by["same_contract"]["mean"] == pytest.approx(2.5)
+    assert by["same_declarer_strain"]["mean"] == pytest.approx((40 - 10) / 2)
+    assert by["different"]["mean"] == pytest.approx(((-16 - 10) / 2 + 10 / 2) / 2)
+    assert by["void"]["mean"] == 0.0 and by["void"]["share"] == pytest.approx(1 / 6)
+    m = summarize(boards, cfg)
+    assert sum(x["contribution"] for x in by.values()) == pytest.approx(m["mean_board_score"])
+    assert m["by_contract"] == by
 
 
 def test_rules_beats_random_clearly():
