@@ -216,8 +216,9 @@ def test_cli_json_shape(capsys, tmp_path):
     assert [r["opponent"] for r in out["rows"]] == ["random", "rules"]
     for r in out["rows"]:
         for k in ("agent", "opponent", "boards", "mean_board_score", "ci95", "board_win_rate", "win_rate_ci95",
-                  "match_win_rate"):
+                  "match_win_rate", "diagnostics", "by_contract"):
             assert k in r
+        assert sum(g["boards"] for g in r["by_contract"].values()) == 20
         assert r["boards"] == 20 and len(r["ci95"]) == 2 and len(r["win_rate_ci95"]) == 2
         assert r["sec_per_decision"]["agent"] > 0 and r["sec_per_decision"]["opponent"] > 0
     assert out["rows"][1]["mean_board_score"] == 0.0
