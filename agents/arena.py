@@ -441,19 +441,22 @@ def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, An
     return {**d, "redeals": redeals, "void_boards": void}
 
 
-CONTRACT_GROUPS = ("same_contract", "same_declarer_strain", "different", "void")
+CONTRACT_GROUPS = ("same_contract", "same_side_strain", "different", "void")
 
 
 def _contract_group(b: BoardResult) -> str:
     if not b.tables:
         return "void"
     cs = [t.result.contract for t in b.tables]
-    if any(c is None for c in cs):
+    if any(c is None for c in cs):  # not from play_board, which redeals a pair passed out at one table
         return "different"
-    k = [(c.seat, c.strain, c.value, c.kind, c.plus, c.double) for c in cs]
+    # the play and the score depend on the declaring side, not on which partner declared,
+    # except kaput+N, which counts the declarer's own combinations (rules.md 2.9)
+    k = [(c.seat % 2, c.strain, c.value, c.kind, c.plus, c.double, c.seat if c.kind == "kaput_plus" else -1)
+         for c in cs]
     if k[0] == k[1]:
         return "same_contract"
-    return "same_declarer_strain" if k[0][:2] == k[1][:2] else "different"
+    return "same_side_strain" if k[0][:2] == k[1][:2] else "different"
 
 
 def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any]]:
@@ -461,13 +464,16 @@ def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any
     their two tables compare (spec/evaluation.md, duplicate boards).
 
     The same seat holds the same cards at both tables, so a contract is compared as
-    (declarer seat, strain, level, kind, kaput extra, contra level):
+    (declaring side, strain, level, kind, kaput extra, contra level), with the declarer's
+    seat as well for kaput+N:
 
     * ``same_contract``: identical at both tables; the difference comes from the card play
       and the declarations;
-    * ``same_declarer_strain``: same declarer and strain, another level or contra level;
-    * ``different``: another declarer or strain;
-    * ``void``: every attempt passed out at both tables (a delta of 0).
+    * ``same_side_strain``: the same side declared the same strain, at another level, kind
+      (kaput) or contra level;
+    * ``different``: the other side declared, or another strain;
+    * ``void``: every attempt passed out (at either table: a pair is redealt as soon as one
+      table passes out), a delta of 0.
 
     Returns, per group: ``boards`` (count), ``share`` (of all boards), ``mean`` and ``ci95``
     (per deal, score-sheet units, within the group; None when empty) and ``contribution``
@@ -520,7 +526,8 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     Returns ``{"preset", "split", "mixed", "seed", "rows": [...]}``; each row has ``agent``,
     ``opponent``, ``boards``, ``mean_board_score``, ``ci95``, ``board_win_rate``,
     ``win_rate_ci95``, ``match_win_rate`` (and ``match_win_rate_ci95``, ``matches``, ``sd``,
-    ``diagnostics``, ``sec_per_decision`` = ``{"agent", "opponent"}`` seconds per ``act``, ``seconds``).
+    ``diagnostics``, ``by_contract``, ``sec_per_decision`` = ``{"agent", "opponent"}`` seconds
+    per ``act``, ``seconds``).
 
     Raises:
         ValueError: more boards asked for than the suite holds.

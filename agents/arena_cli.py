@@ -73,7 +73,7 @@ def format_table(report: dict) -> str:
 def format_breakdown(by: dict) -> str:
     """One line of :func:`agents.arena.contract_breakdown`: per group, boards, the mean per
     deal within it and its contribution to the overall mean."""
-    names = {"same_contract": "same contract", "same_declarer_strain": "same declarer and strain",
+    names = {"same_contract": "same contract", "same_side_strain": "same side and strain",
              "different": "different contract", "void": "void"}
     parts = []
     for g, x in by.items():

@@ -86,7 +86,7 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
 
 def _make_pimc(key: str) -> Agent:
     """``pimc-K`` (L3, K worlds), ``pimc-K:SECONDS`` (with a per-decision time budget),
-    ``pimc-insane`` (L4: K=256, worlds weighted by the bidding model); agents/search/pimc.py."""
+    ``pimc-insane`` (L4: K=256, worlds picked or weighted by the bidding model); agents/search/pimc.py."""
     from .search.pimc import PIMCAgent
 
     spec = key[5:]

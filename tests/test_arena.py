@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.arena import (
+    CONTRACT_GROUPS,
     SPLITS,
     BoardResult,
     TableResult,
@@ -21,6 +22,7 @@ from agents.arena import (
     seatings,
     summarize,
 )
+from agents.arena_cli import format_breakdown
 from agents.arena_cli import main as cli_main
 from agents.base import BaseAgent
 from agents.medium_agent import MediumAgent
@@ -183,18 +185,23 @@ def test_contract_breakdown_groups_boards_and_adds_up_to_the_mean():
         BoardResult(1, 1, (TableResult(0, res((30, 10)), -1, -1), TableResult(1, res((30, 10)), -1, -1))),
         BoardResult(2, 1, (TableResult(0, res((40, 0), value=12), -1, -1),
                            TableResult(1, res((20, 10), double=1), -1, -1))),
-        BoardResult(3, 1, (TableResult(0, res((0, 16), seat=1), -1, -1),
+        BoardResult(3, 1, (TableResult(0, res((0, 16)), -1, -1),
                            TableResult(1, res((20, 10), strain=3), -1, -1))),
         BoardResult(4, 1, (TableResult(0, res((10, 0)), -1, -1), TableResult(1, res((0, 0), seat=3), -1, -1))),
-        BoardResult(5, 3, ()),
+        # partners declaring the same contract: the same contract
+        BoardResult(5, 1, (TableResult(0, res((6, 0)), -1, -1), TableResult(1, res((0, 0), seat=2), -1, -1))),
+        BoardResult(6, 3, ()),
     ]
     by = contract_breakdown(boards)
-    assert [by[g]["boards"] for g in ("same_contract", "same_declarer_strain", "different", "void")] == [2, 1, 2, 1]
-    # per deal: board 0 (20 - 10) / 2 = 5, board 1 (20 - 20) / 2 = 0
-    assert by["same_contract"]["mean"] == pytest.approx(2.5)
-    assert by["same_declarer_strain"]["mean"] == pytest.approx((40 - 10) / 2)
+    assert [by[g]["boards"] for g in CONTRACT_GROUPS] == [3, 1, 2, 1]
+    # per deal: board 0 (20 - 10) / 2 = 5, board 1 (20 - 20) / 2 = 0, board 5 (6 - 0) / 2 = 3
+    assert by["same_contract"]["mean"] == pytest.approx(8 / 3)
+    assert by["same_side_strain"]["mean"] == pytest.approx((40 - 10) / 2)
     assert by["different"]["mean"] == pytest.approx(((-16 - 10) / 2 + 10 / 2) / 2)
-    assert by["void"]["mean"] == 0.0 and by["void"]["share"] == pytest.approx(1 / 6)
+    assert by["void"]["mean"] == 0.0 and by["void"]["share"] == pytest.approx(1 / 7)
+    line = format_breakdown(by)
+    for part in ("same contract 3: +2.67", "void 1: +0.00", "different contract 2: -4.00", "(adds -1.14)"):
+        assert part in line
     m = summarize(boards, cfg)
     assert sum(x["contribution"] for x in by.values()) == pytest.approx(m["mean_board_score"])
     assert m["by_contract"] == by

@@ -11,6 +11,8 @@ from agents.arena import play_table
 from agents.random_agent import RandomAgent
 from agents.registry import UnknownAgentError, make_agent
 from agents.search.pimc import PIMCAgent, pick_weighted
+from agents.search.sampler import bidding_weight
+from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, legal_actions
 from blot_env.rules_config import PRESETS, make_rules
 from blot_env.state import Phase
@@ -108,34 +110,52 @@ def test_pick_weighted_draws_in_proportion_to_the_weights():
 
 
 def test_weighted_auction_evaluates_worlds_picked_from_its_pool():
-    """pimc-insane's calls: a pool drawn at the first call, ``bid_worlds`` of it solved per
-    strain at each call, picked toward the worlds the other seats' bids make likely."""
+    """pimc-insane's calls: a pool drawn at the seat's first call, ``bid_worlds`` of it solved
+    per strain at each call, picked by the weights the other seats' bids give; the pool, its
+    keys and earlier solves are kept for the seat's next call."""
     cfg = make_rules("bazar")
+    lay = layout_for(cfg)
     rng = np.random.default_rng(11)
     medium = make_agent("rules-medium", cfg)
     agent = PIMCAgent(k=8, weighted=True, bid_worlds=4, bid_pool=32)
-    from agents.search.sampler import bidding_weight
-
-    checked = 0
-    for d in range(40):
+    checked = reused = 0
+    for d in range(60):
         s = deal_random(cfg, rng, d % 4)
-        while s.phase == Phase.AUCTION and checked < 2:
+        agent.reset()
+        entry = None
+        while s.phase == Phase.AUCTION:
             seat = current_seat(s)
             view = seat_view(s, seat)
-            if seat == 1 and len(view.calls) >= 2 and any(lb != 1 for lb, _ in view.calls):
-                a = agent.act(view, rng)
-                assert a in view.legal
-                (entry,) = agent._cache.values()
-                pool = entry["worlds"]
-                assert len(pool) == 32
-                solved = {i for (_, i) in entry["codes"]}
-                w = np.array([bidding_weight(view, x.hands) for x in pool])
-                assert sorted(solved) == pick_weighted(w, entry["keys"], 4)
-                agent.reset()
-                checked += 1
+            if seat != 1:
+                s = apply_action(s, medium.act(view, rng))
+                continue
+            first = entry is None
+            if not first:
+                before = {k: id(v) for k, v in entry["codes"].items()}
+                keys = entry["keys"].copy()
+            a = agent.act(view, rng)
+            assert a in view.legal
+            if len(view.legal) == 1:
                 s = apply_action(s, a)
                 continue
-            s = apply_action(s, medium.act(view, rng))
-        if checked >= 2:
+            (now,) = agent._cache.values()
+            entry_now = now
+            assert len(entry_now["worlds"]) == 32
+            w = np.array([bidding_weight(view, x.hands) for x in entry_now["worlds"]])
+            picked = pick_weighted(w, entry_now["keys"], 4)
+            solved = {i for (_, i) in entry_now["codes"]}
+            if first:
+                others_bid = any(q != 1 and lay.block_of[c] != "PASS" for q, c in view.calls)
+                if others_bid and w.min() < w.max():
+                    assert sorted(solved) == picked
+                    checked += 1
+            else:  # the seat's later call: same pool and keys, earlier solves kept, new picks solved
+                assert now is entry and np.array_equal(now["keys"], keys)
+                assert all(id(now["codes"][k]) == v for k, v in before.items())
+                assert set(picked) <= solved
+                reused += 1
+            entry = entry_now
+            s = apply_action(s, a)
+        if checked >= 2 and reused >= 1:
             break
-    assert checked == 2
+    assert checked >= 2 and reused >= 1

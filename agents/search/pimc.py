@@ -27,11 +27,14 @@ mean score difference for the seat's side.
   seats' bids. In the play each world is drawn uniformly among the consistent ones, then
   importance weighted. In the auction the seat draws a pool of ``bid_pool`` worlds at its
   first call and, at every call, evaluates the ``bid_worlds`` of them picked by weighted
-  sampling without replacement (Efraimidis and Spirakis' keys ``u ** (1 / w)``, one fixed
-  ``u`` per world, so a world that keeps its weight stays picked and its solves are reused);
-  the picked worlds count equally. Importance weights on the few bidding worlds themselves
-  would leave a median of about 4 effective worlds out of 8 once others have bid, and the
-  ``z`` guard, computed from the weighted spread, would then rest on one or two worlds.
+  sampling without replacement (:func:`pick_weighted`: one fixed key per world, so a world
+  whose weight and rank do not change stays picked and its solves are reused); the picked
+  worlds count equally. Importance weights on the 8 bidding worlds themselves left a median
+  of 4.1 effective worlds (a tenth of the calls below 1.5) once another seat had bid, and
+  the ``z`` guard, computed from the weighted spread, then rested on one or two worlds
+  (docs/search.md, section 3). The limit of the pool: when its own effective size
+  ``(sum w)^2 / sum w^2`` is below ``bid_worlds`` (about 4% of such calls with a pool of
+  512 on bazar), some picked worlds are ones the model rates unlikely.
 """
 
 from __future__ import annotations
@@ -65,7 +68,8 @@ class PIMCAgent(BaseAgent):
         bid_worlds: worlds per auction state (default ``min(k, 8)``: every world costs
             null-window solves from the first lead per candidate strain).
         bid_pool: worlds drawn at the seat's first call of an auction when ``weighted``,
-            of which ``bid_worlds`` are picked at each call (default ``16 * bid_worlds``).
+            of which ``bid_worlds`` are picked at each call (default ``64 * bid_worlds``;
+            unused when not ``weighted``).
         margin: table points a bid, contra or recontra must gain over passing, on average
             over the worlds.
         z: and beyond ``margin``, this many standard errors of that mean gain (paired over
@@ -81,8 +85,8 @@ class PIMCAgent(BaseAgent):
         self.time_budget = time_budget
         self.weighted = weighted
         self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
-        self.bid_pool = int(bid_pool) if bid_pool else 16 * self.bid_worlds
-        if self.bid_pool < self.bid_worlds:
+        self.bid_pool = int(bid_pool) if bid_pool is not None else 64 * self.bid_worlds
+        if weighted and self.bid_pool < self.bid_worlds:
             raise ValueError(f"bid_pool ({self.bid_pool}) must be at least bid_worlds ({self.bid_worlds})")
         self.margin = margin
         if z < 0:
