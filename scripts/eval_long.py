@@ -4,6 +4,7 @@
 of issue 9) this script plays one board per task on a process pool and appends each finished
 board to a pickle file as it arrives, so a run stopped by ``--deadline``, a time limit or a
 crash keeps what it played, and a later run with the same ``--save`` file skips those boards.
+Ctrl-C stops a run as a deadline does: the pool is stopped and the finished boards kept.
 The summary uses the longest run of consecutive finished boards from board 0 (the boards
 left in flight at a deadline are dropped, so that no board is left out for taking long).
 
@@ -32,6 +33,7 @@ import json
 import multiprocessing as mp
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import time
@@ -48,7 +50,9 @@ _JOB: dict[str, object] = {}
 
 
 def _init(job: dict) -> None:
-    """Worker set-up: one torch thread, the job's rules and deals."""
+    """Worker set-up: one torch thread, the job's rules and deals; Ctrl-C is left to the
+    parent, which stops the pool (a worker that took it would be replaced by a new one)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_num_threads(1)
@@ -232,25 +236,26 @@ def main(argv: list[str] | None = None) -> int:
     bar = tqdm(total=len(todo), desc=f"{args.agent} vs {args.vs}", unit="board", mininterval=5)
     pool = mp.get_context("fork").Pool(args.workers, initializer=_init, initargs=(job,))
     stopped = False
+    sigint: list[int] = []  # Ctrl-C: stop like a deadline (the boards in flight are lost)
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
     try:
         with open(save, "ab") as f:
             it = pool.imap_unordered(_one, todo, chunksize=1)
-            while True:
+            while not sigint:
                 left = None if args.deadline is None else args.deadline - (time.perf_counter() - t0)
                 if left is not None and left <= 0:
                     stopped = True
                     break
                 try:
-                    rec = it.next(timeout=left)
+                    rec = it.next(timeout=1.0 if left is None else min(left, 1.0))
                 except mp.TimeoutError:
-                    stopped = True
-                    break
+                    continue
                 except StopIteration:
                     break
                 _save(f, rec)
                 finished += 1
                 bar.update(1)
-            if stopped:  # keep the boards that finished while we waited
+            if stopped or sigint:  # keep the boards that finished while we waited
                 while True:
                     try:
                         rec = it.next(timeout=0)
@@ -259,11 +264,14 @@ def main(argv: list[str] | None = None) -> int:
                     _save(f, rec)
                     finished += 1
     finally:
+        signal.signal(signal.SIGINT, previous)
         bar.close()
         pool.terminate()
         pool.join()
+    interrupted = bool(sigint)
     print(f"[eval_long] {finished} boards finished in {time.perf_counter() - t0:.0f} s"
-          f"{' (deadline reached)' if stopped else ''}; {len(done) + finished} saved in {save}", flush=True)
+          f"{' (deadline reached)' if stopped else ' (interrupted)' if interrupted else ''}; "
+          f"{len(done) + finished} saved in {save}", flush=True)
     _print(summary(load_records([str(save)])))
     return 0
 

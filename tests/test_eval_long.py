@@ -4,9 +4,15 @@ short by a kill is dropped, and the summary matches blot-eval's metrics on the s
 from __future__ import annotations
 
 import importlib.util
+import os
 import pickle
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from agents.arena import evaluate, load_suite
 
@@ -51,3 +57,31 @@ def test_summary_uses_the_prefix_of_consecutive_boards(tmp_path):
     gap = dict(recs[1], index=7)  # a board finished beyond a missing one
     (row,) = eval_long.summary([recs[0], gap])
     assert row["boards"] == 1 and row["boards_finished"] == 2 and row["boards_beyond_prefix"] == 1
+
+
+def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path):
+    """SIGINT to the whole process group (what Ctrl-C sends): the workers ignore it, the parent
+    stops the pool, saves what finished and exits; no worker goes on playing."""
+    save = tmp_path / "r.pkl"
+    cmd = [sys.executable, str(_PATH), "--agent", "rules", "--vs", "rules", "--boards", "2000", "--workers", "2",
+           "--save", str(save)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True, cwd=_PATH.parents[1])
+    try:
+        t0 = time.monotonic()
+        while (not save.exists() or save.stat().st_size == 0) and time.monotonic() - t0 < 240:
+            time.sleep(0.2)
+        assert save.exists() and save.stat().st_size > 0, "no board finished"
+        os.killpg(proc.pid, signal.SIGINT)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 0, out
+    assert "(interrupted)" in out
+    n = len(eval_long.load_records([str(save)]))
+    assert 1 <= n < 2000
+    time.sleep(0.5)
+    assert len(eval_long.load_records([str(save)])) == n  # nothing left running appends boards
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
