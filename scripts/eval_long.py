@@ -198,11 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deadline", type=float, default=None,
                     help="stop after this many seconds from the start (the kernels' compilation included)")
     ap.add_argument("--save", help="pickle file the finished boards are appended to")
-    ap.add_argument("--summarize", nargs="+", metavar="FILE", help="print the metrics of saved runs")
+    ap.add_argument("--summarize", nargs="+", metavar="FILE",
+                    help="print the metrics of saved runs (a row per run and file)")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     if args.summarize:
-        rows = summary(load_records(args.summarize))
+        # one file at a time: two files of one (agent, vs, preset, split, seed), e.g. runs of
+        # two versions of an agent, are two rows, not one mixed by board index
+        rows = [dict(row, file=p) for p in args.summarize for row in summary(load_records([p]))]
         if args.json:
             print(json.dumps(rows, default=str))
         else:

@@ -4,6 +4,7 @@ short by a kill is dropped, and the summary matches blot-eval's metrics on the s
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pickle
 import signal
@@ -57,6 +58,27 @@ def test_summary_uses_the_prefix_of_consecutive_boards(tmp_path):
     gap = dict(recs[1], index=7)  # a board finished beyond a missing one
     (row,) = eval_long.summary([recs[0], gap])
     assert row["boards"] == 1 and row["boards_finished"] == 2 and row["boards_beyond_prefix"] == 1
+
+
+def test_summarize_keeps_files_apart(tmp_path, capsys):
+    """Two files of the same (agent, vs, preset, split, seed), e.g. two versions of an agent,
+    give two rows: one file's boards never stand in for the other's."""
+    a, b = tmp_path / "a.pkl", tmp_path / "b.pkl"
+    _run(a, 3)
+    recs = eval_long.load_records([str(a)])
+    with open(b, "wb") as f:  # a second run that lost every board: 1 point per deal to the opponent
+        for r in recs[:2]:
+            t = r["board"].tables
+            worse = type(r["board"])(r["board"].index, 1, tuple(
+                type(x)(x.side, type(x.result)(x.result.contract, x.result.made, x.result.tricks,
+                                               x.result.card_points, x.result.combinations,
+                                               (0, 1) if x.side == 0 else (1, 0)), -1, -1) for x in t))
+            pickle.dump(dict(r, board=worse), f)
+    capsys.readouterr()
+    assert eval_long.main(["--summarize", str(a), str(b), "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [(r["file"], r["boards"]) for r in rows] == [(str(a), 3), (str(b), 2)]
+    assert rows[1]["mean_board_score"] == -1.0 and rows[0]["mean_board_score"] > 0
 
 
 def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path):
