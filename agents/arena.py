@@ -481,9 +481,12 @@ def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any
     ``mean_board_score``).
     """
     total = len(boards)
+    per_group: dict[str, list[float]] = {g: [] for g in CONTRACT_GROUPS}
+    for b in boards:
+        per_group[_contract_group(b)].append(b.delta / 2.0)
     out: dict[str, dict[str, Any]] = {}
     for g in CONTRACT_GROUPS:
-        v = np.array([b.delta / 2.0 for b in boards if _contract_group(b) == g], dtype=float)
+        v = np.array(per_group[g], dtype=float)
         if v.size:
             m, lo, hi = stats.mean_ci(v)
             out[g] = {"boards": int(v.size), "share": v.size / total, "mean": m, "ci95": [lo, hi],

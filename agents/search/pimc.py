@@ -286,8 +286,7 @@ def pick_weighted(weights: np.ndarray, keys: np.ndarray, m: int) -> list[int]:
         raise ValueError(f"weights {weights.shape} and keys {keys.shape} must be 1-D of one length")
     if np.any(weights < 0):
         raise ValueError("weights must be non-negative")
-    with np.errstate(divide="ignore"):
-        score = np.where(weights > 0, np.log(np.maximum(keys, 1e-300)) / np.maximum(weights, 1e-300), -np.inf)
+    score = np.where(weights > 0, np.log(np.maximum(keys, 1e-300)) / np.maximum(weights, 1e-300), -np.inf)
     order = np.argsort(-score, kind="stable")
     return sorted(int(i) for i in order[:m])
 
