@@ -97,8 +97,10 @@ def test_match_episode_and_render():
     assert "match" in env.render()
 
 
-def test_maskable_ppo_smoke():
+def test_maskable_ppo_smoke(tmp_path, monkeypatch):
     sb3 = pytest.importorskip("sb3_contrib")
+    # SB3's default logger makes a fresh /tmp/SB3-<time> folder per model; keep it in tmp_path.
+    monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
     env = gymnasium.make("BlotBazarApp-v0")
     model = sb3.MaskablePPO("MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=1, seed=0, verbose=0,
                             policy_kwargs={"net_arch": [64]})
