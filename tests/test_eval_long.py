@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -68,11 +69,9 @@ def test_summarize_keeps_files_apart(tmp_path, capsys):
     recs = eval_long.load_records([str(a)])
     with open(b, "wb") as f:  # a second run that lost every board: 1 point per deal to the opponent
         for r in recs[:2]:
-            t = r["board"].tables
-            worse = type(r["board"])(r["board"].index, 1, tuple(
-                type(x)(x.side, type(x.result)(x.result.contract, x.result.made, x.result.tricks,
-                                               x.result.card_points, x.result.combinations,
-                                               (0, 1) if x.side == 0 else (1, 0)), -1, -1) for x in t))
+            worse = replace(r["board"], tables=tuple(
+                replace(x, result=replace(x.result, score=(0, 1) if x.side == 0 else (1, 0)))
+                for x in r["board"].tables))
             pickle.dump(dict(r, board=worse), f)
     capsys.readouterr()
     assert eval_long.main(["--summarize", str(a), str(b), "--json"]) == 0
