@@ -212,6 +212,12 @@ class ObservationEncoder:
             self.o_to_go = add("match_to_go", (2,), "max(target - total, 0) / target per relative side")
         self.size: int = self.size_so_far
         del self.size_so_far
+        self.quantum = self._quantum()
+        """``float32[D]``: every entry is an integer multiple ``q * quantum`` with ``0 <= q <= 255``
+        (1 for the one-hot and bitmask entries; 1/162 for points, 1/num_tricks for tricks,
+        1/value_scale for contract and bid values, 1/10 for show values and pass counts, 1/8
+        for hidden counts), so :meth:`quantize` is exact. NaN for the match pieces (not
+        integral)."""
         self._rel = tuple(tuple((s - me) % n for s in range(n)) for me in range(n))
         self._plus_info = info
 
@@ -367,6 +373,33 @@ class ObservationEncoder:
             obs[self.o_to_go + 1] = 1.0
         obs[one] = 1.0
         return obs
+
+    # ------------------------------------------------------------------ quantized form
+    def _quantum(self) -> np.ndarray:
+        q = np.ones(self.size, dtype=np.float64)
+        per_piece = {"points": RAW_TOTAL, "tricks_won": float(self.cfg.num_tricks), "contract_value": self.value_scale,
+                     "own_show_value": 10.0, "auction_passes": 10.0, "hidden_counts": 8.0}
+        for p in self.pieces:
+            if p.name in per_piece:
+                q[p.offset:p.offset + p.size] = 1.0 / per_piece[p.name]
+            elif p.name in ("match_score", "match_to_go"):
+                q[p.offset:p.offset + p.size] = np.nan
+            elif p.name == "last_call":  # the value column of each relative seat's slot
+                k0 = len(self._call_kinds)
+                q[p.offset + k0:p.offset + p.size:self._call_feat_size] = 1.0 / self.value_scale
+        return q.astype(np.float32)
+
+    def quantize(self, obs: np.ndarray) -> np.ndarray:
+        """``uint8[..., D]``: the integer numerators ``round(obs / quantum)`` of an encoding
+        (``float32[..., D]`` from :meth:`encode`); what ``BatchedEngine(obs_dtype="uint8")``
+        writes. ``numerators * quantum`` gives the values back (to float32 rounding).
+
+        Raises:
+            ValueError: an encoder built with ``match=True`` (match totals are not integral).
+        """
+        if self.match:
+            raise ValueError("the match pieces have no quantized form; use match=False")
+        return np.rint(np.asarray(obs, dtype=np.float64) / self.quantum).astype(np.uint8)
 
     # ------------------------------------------------------------------ helpers
     def upper_bounds(self) -> np.ndarray:

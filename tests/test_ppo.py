@@ -21,6 +21,7 @@ from agents.ppo.config import (  # noqa: E402
 )
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
 from agents.ppo.rollout import EngineVector, compute_gae, make_encoder  # noqa: E402
+from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.trainer import PPOTrainer  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
@@ -220,7 +221,7 @@ def _params(trainer: PPOTrainer) -> list[torch.Tensor]:
 
 def test_trainer_smoke(tmp_path):
     cfg = load_config(TINY)
-    trainer = PPOTrainer(cfg, tmp_path)
+    trainer = build_trainer(cfg, tmp_path)
     before = _params(trainer)
     rows = trainer.train()
     assert trainer.global_step >= cfg.total_steps and len(rows) >= 2
@@ -235,11 +236,11 @@ def test_trainer_smoke(tmp_path):
 
 def test_exact_resume(tmp_path):
     cfg = apply_overrides(load_config(TINY), {"total_steps": 100_000})
-    straight = PPOTrainer(cfg, tmp_path / "a")
+    straight = build_trainer(cfg, tmp_path / "a")
     straight.train(max_updates=4)
-    first = PPOTrainer(cfg, tmp_path / "b")
+    first = build_trainer(cfg, tmp_path / "b")
     first.train(max_updates=2)
-    resumed = PPOTrainer(cfg, tmp_path / "b", resume=True)
+    resumed = build_trainer(cfg, tmp_path / "b", resume=True)
     assert resumed.update_no == 2
     resumed.train(max_updates=2)
     assert resumed.global_step == straight.global_step and resumed.deals == straight.deals
@@ -250,7 +251,7 @@ def test_exact_resume(tmp_path):
 
 def test_checkpoint_loads_as_agent_that_acts_legally(tmp_path):
     cfg = load_config(TINY, ["total_steps=300"])
-    PPOTrainer(cfg, tmp_path).train()
+    build_trainer(cfg, tmp_path).train()
     rules = make_rules("bazar")
     rng = np.random.default_rng(0)
     for path, greedy in ((tmp_path / "policy.pt", True), (tmp_path / "checkpoint.pt", False)):
@@ -292,7 +293,7 @@ def test_cli_trains_and_resumes(tmp_path):
 def test_one_update_on_every_preset(preset, tmp_path):
     cfg = load_config(TINY, [f"preset={preset}", "total_steps=50", "rollout.deals_per_rollout=4",
                              "rollout.num_envs=4", "pool.baselines=[random, rules]"])
-    trainer = PPOTrainer(cfg, None)
+    trainer = build_trainer(cfg, None)
     row = trainer.train_one_update()
     assert row["batch_steps"] > 0 and math.isfinite(row["pg_loss"]) and math.isfinite(row["v_loss"])
 
@@ -300,12 +301,12 @@ def test_one_update_on_every_preset(preset, tmp_path):
 def test_behaviour_cloning_warm_start(tmp_path):
     cfg = load_config(TINY, ["total_steps=100", "pretrain.agent=rules", "pretrain.deals=12", "pretrain.chunk_deals=6",
                              "pretrain.batch_size=64", "pretrain.critic_warmup_updates=1"])
-    trainer = PPOTrainer(cfg, tmp_path)
+    trainer = build_trainer(cfg, tmp_path)
     before = _params(trainer)
     rows = trainer.train(max_updates=1)
     m = trainer.pretrain_metrics
     assert m["bc_samples"] > 0 and 0.0 <= m["bc_accuracy"] <= 1.0 and math.isfinite(m["bc_loss"])
     assert any(not torch.equal(a, b) for a, b in zip(before, _params(trainer)))
     assert rows[0]["pg_loss"] == rows[0]["pg_loss"]  # critic-only warm-up update still logs the policy loss
-    resumed = PPOTrainer(cfg, tmp_path, resume=True)
+    resumed = build_trainer(cfg, tmp_path, resume=True)
     assert resumed.pretrain_metrics == m  # not cloned again on resume

@@ -19,9 +19,9 @@ from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
-from .config import TrainConfig, config_from_dict
-from .network import ActorCritic
-from .rollout import make_encoder
+from .config import TrainConfig, config_from_saved
+from .network import ActorCritic, action_groups
+from .rollout import make_encoder, privileged_size
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 #: names that resolve to policies shipped in agents/data/
@@ -81,7 +81,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
     data = torch.load(path, map_location="cpu", weights_only=True)
     if not isinstance(data, dict) or "policy" not in data or "config" not in data:
         raise ConfigError(f"{path}: not a PPO policy or checkpoint file")
-    cfg = config_from_dict(data["config"])
+    cfg = config_from_saved(data["config"])
     if rules is None:
         rules = make_rules(cfg.preset)
     elif isinstance(rules, str):
@@ -91,7 +91,8 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
     if encoder.size != data["obs_dim"] or num_actions != data["num_actions"]:
         raise ConfigError(f"{path}: trained for obs size {data['obs_dim']} and {data['num_actions']} actions "
                           f"(preset {cfg.preset!r}); rules {rules.preset!r} give {encoder.size} and {num_actions}")
-    net = ActorCritic(encoder.size, num_actions, cfg.network)
+    net = ActorCritic(encoder.size, num_actions, cfg.network, obs_quantum=torch.from_numpy(encoder.quantum),
+                      groups=action_groups(layout_for(rules)), privileged_dim=privileged_size(rules))
     missing, unexpected = net.load_state_dict(data["policy"], strict=False)
     bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
     if bad:
@@ -115,17 +116,4 @@ def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | No
     return PPOAgent(net, encoder, greedy=greedy, name=name)
 
 
-def duplicate_score(agent: Any, opponent: Any, rules: RulesConfig, boards: int, seed: int = 0,
-                    split: str = "dev") -> tuple[float, float, float]:
-    """Mean board score per deal of ``agent`` against ``opponent`` (an agent or registry name)
-    and its 95% CI, over the first ``boards`` boards of the preset's frozen ``split`` suite
-    (agents.arena, spec/evaluation.md). Score-sheet units, candidate minus opponent."""
-    from agents.arena import evaluate, load_suite
-
-    deals = load_suite(rules.preset, split)[:boards]
-    m = evaluate(agent, opponent, rules, deals, seed=seed).metrics
-    lo, hi = m["ci95"]
-    return float(m["mean_board_score"]), float(lo), float(hi)
-
-
-__all__ = ["SHIPPED", "PPOAgent", "duplicate_score", "load_policy", "load_ppo_agent", "resolve_policy_path"]
+__all__ = ["SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "resolve_policy_path"]

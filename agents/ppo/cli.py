@@ -23,7 +23,7 @@ import yaml
 
 from blot_env.errors import BlotError
 
-from .config import TrainConfig, apply_overrides, config_from_dict, load_config
+from .config import TrainConfig, apply_overrides, config_from_saved, load_config
 from .trainer import CHECKPOINT_NAME, POLICY_NAME
 
 
@@ -51,7 +51,7 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
     elif args.resume and args.out is not None and (args.out / CHECKPOINT_NAME).exists():
         import torch
 
-        cfg = config_from_dict(torch.load(args.out / CHECKPOINT_NAME, map_location="cpu",
+        cfg = config_from_saved(torch.load(args.out / CHECKPOINT_NAME, map_location="cpu",
                                           weights_only=True)["config"])
     else:
         cfg = TrainConfig()
@@ -70,9 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = resolve_config(args)
         out = args.out or Path("runs") / f"ppo_{cfg.preset}"
-        from .trainer import PPOTrainer
+        from .build import build_trainer
 
-        trainer = PPOTrainer(cfg, out, resume=args.resume)
+        trainer = build_trainer(cfg, out, resume=args.resume)
     except (BlotError, OSError, yaml.YAMLError) as e:
         print(f"blot-train: {e}", file=sys.stderr)
         return 2

@@ -48,13 +48,34 @@ class NetworkConfig:
     ``auction_prior``: block_uniform, and within the ``BID`` and ``KAPUT_PLUS`` blocks each step
     up the ladder halves the probability, and kaput bids get a tenth of a block's mass (an
     untrained policy then opens low instead of at a random level); ``zero``: uniform over ids."""
+    critic: Literal["observation", "privileged"] = "observation"
+    """Critic inputs: the acting seat's observation, or ``privileged``: the observation plus
+    every seat's hidden cards (``BatchedEngine.privileged``), seen during training only (the
+    actor and exported policies never read them; PerfectDou's scheme)."""
+    critic_hidden: tuple[int, ...] = ()
+    """Hidden widths of the critic (empty: the same as ``hidden``)."""
+    input_layer: Literal["dense", "sparse"] = "sparse"
+    """First layer over the observation: ``sparse`` sums the weight rows of the active entries
+    (agents/ppo/sparse.py; the same function as ``dense``, about 1/30 of its work on bazar,
+    CPU only, dense elsewhere) or ``dense``: a plain ``Linear`` over all D entries."""
+    precision: Literal["float32", "bfloat16"] = "float32"
+    """Arithmetic of the hidden layers: float32, or bfloat16 under autocast (float32 weights,
+    optimizer, heads and losses)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
+        object.__setattr__(self, "critic_hidden", tuple(int(h) for h in self.critic_hidden))
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"network.hidden must be a non-empty list of positive widths, got {self.hidden}")
+        if any(h < 1 for h in self.critic_hidden):
+            raise ConfigError(f"network.critic_hidden must hold positive widths, got {self.critic_hidden}")
         _check_literal(self, "activation")
         _check_literal(self, "policy_bias_init")
+        _check_literal(self, "critic")
+        _check_literal(self, "precision")
+        _check_literal(self, "input_layer")
+        if self.critic == "privileged" and self.shared_trunk:
+            raise ConfigError("network.critic=privileged needs separate trunks (network.shared_trunk=false)")
 
 
 @dataclass(frozen=True)
@@ -227,6 +248,9 @@ class TrainConfig:
     """torch.set_num_threads for the run (fixed, for speed on small nets and for exact resume)."""
     deterministic: bool = True
     """torch.use_deterministic_algorithms(True): resumed runs reproduce straight runs exactly."""
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    """Where the network runs (collection forward passes and updates): ``auto`` takes CUDA when
+    torch sees a GPU, else the CPU. The engine always runs on the CPU."""
     checkpoint_every: int = 10
     """Updates between checkpoints (the last update is always saved)."""
     keep_checkpoints: bool = False
@@ -252,6 +276,7 @@ class TrainConfig:
         if self.preset not in PRESETS:
             raise ConfigError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
         _positive(self, "total_steps", "torch_threads")
+        _check_literal(self, "device")
         if self.checkpoint_every < 1:
             raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
 
@@ -261,6 +286,20 @@ class TrainConfig:
 
 
 # --------------------------------------------------------------------------- loading
+
+#: fields added after files were first written, with the value that those files meant
+SAVED_DEFAULTS = {("network", "input_layer"): "dense"}
+
+
+def config_from_saved(data: dict[str, Any]) -> TrainConfig:
+    """The :class:`TrainConfig` stored in a checkpoint or policy file; a key the file predates
+    takes the value it had then (``SAVED_DEFAULTS``: a file without ``network.input_layer`` was
+    written by a dense input layer)."""
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in dict(data).items()}
+    for (section, key), value in SAVED_DEFAULTS.items():
+        data.setdefault(section, {})
+        data[section].setdefault(key, value)
+    return config_from_dict(data)
 
 
 def config_from_dict(data: dict[str, Any], cls: type = TrainConfig) -> Any:

@@ -1,17 +1,44 @@
-"""The actor-critic MLP: egocentric observation in, masked policy and a value out."""
+"""The actor-critic: egocentric observation in, masked policy and a value out.
+
+Inputs. The actor reads the observation, either as ``float32[B, D]`` values (what
+``ObservationEncoder.encode`` and the AEC env give) or as the engine's compact ``uint8[B, D]``
+numerators (``BatchedEngine(obs_dtype="uint8")``), which the network turns into the same
+values by multiplying with the encoder's ``quantum`` (exact: every entry is an integer
+multiple of its quantum). The critic reads the same observation and, with
+``NetworkConfig.critic = "privileged"``, also ``uint8[B, P]`` hidden features (every seat's
+cards, ``BatchedEngine.privileged``): a critic that sees all hands during training only
+(PerfectDou's "perfect-training, imperfect-execution"). The actor never reads them, and an
+exported policy has no critic at all.
+
+Policy head by action groups. A legal mask never mixes auction calls with play-phase actions
+(a test checks it on every preset), and on ``bazar`` 638 of the 681 ids are calls. When the
+mask is known (training, masked acting), :meth:`ActorCritic.policy_terms` and
+:meth:`ActorCritic.act` compute each row's logits over its own group's columns only: the
+same numbers as the full head on the legal actions, for a fraction of the work.
+
+Precision. ``NetworkConfig.precision = "bfloat16"`` runs the hidden layers under CPU/GPU
+autocast in bfloat16 (float32 weights and optimizer; the heads and the losses stay float32).
+"""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
+from collections.abc import Sequence
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 from blot_env.actions import ActionLayout
 
 from .config import NetworkConfig
-from .distributions import MaskedCategorical
+from .distributions import MASK_LOGIT, MaskedCategorical
+from .sparse import SparseInput, SparseLinear
+
+#: layout blocks of the auction (the first action group); every other block is the second group
+AUCTION_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
 
 
 def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -21,11 +48,23 @@ def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -
     return layer
 
 
-def _mlp(sizes: list[int], activation: type[nn.Module]) -> nn.Sequential:
+def _mlp(sizes: list[int], activation: type[nn.Module], sparse_input: bool = False) -> nn.Sequential:
     layers: list[nn.Module] = []
-    for a, b in itertools.pairwise(sizes):
-        layers += [layer_init(nn.Linear(a, b)), activation()]
+    for i, (a, b) in enumerate(itertools.pairwise(sizes)):
+        layers += [SparseLinear(a, b) if sparse_input and i == 0 else layer_init(nn.Linear(a, b)), activation()]
     return nn.Sequential(*layers)
+
+
+def action_groups(layout: ActionLayout) -> tuple[tuple[int, int], ...]:
+    """Column ranges ``((start, stop), ...)`` of the action groups: the auction calls, then the
+    rest (declarations and card plays). Raises ValueError if the auction blocks are not one
+    contiguous prefix of the layout (the grouped head relies on it)."""
+    stop = sum(b.size for name, b in layout.blocks.items() if name in AUCTION_BLOCKS)
+    for name, b in layout.blocks.items():
+        if (name in AUCTION_BLOCKS) != (b.stop <= stop):
+            raise ValueError("the auction blocks do not form a contiguous prefix of the action layout")
+    groups = [(0, stop), (stop, layout.num_actions)]
+    return tuple(g for g in groups if g[1] > g[0])
 
 
 class ActorCritic(nn.Module):
@@ -34,45 +73,176 @@ class ActorCritic(nn.Module):
     Args:
         obs_dim: D, the observation encoder's ``size``.
         num_actions: A, the action layout's ``num_actions``.
-        cfg: widths, nonlinearity and trunk sharing.
+        cfg: widths, nonlinearity, trunk sharing, critic inputs, precision.
+        policy_bias: ``float32[A]`` initial bias of the policy head (see :func:`block_uniform_bias`).
+        obs_quantum: ``float32[D]``, the encoder's ``quantum``: lets :meth:`forward` take the
+            engine's ``uint8`` numerators (None: only float inputs).
+        groups: column ranges of the action groups (:func:`action_groups`); None: one group.
+        privileged_dim: P, the size of the critic's extra hidden features (used when
+            ``cfg.critic == "privileged"``).
 
-    ``forward(obs float32[B, D]) -> (logits float32[B, A], value float32[B])``. The value is in
-    reward units (scaled score-sheet points, see ``RolloutConfig.reward_scale``). ``policy_bias``
-    (``float32[A]``) sets the initial bias of the policy head (see :func:`block_uniform_bias`).
+    ``forward(obs [B, D], privileged=None) -> (logits float32[B, A], value float32[B])``; ``obs``
+    is ``float32`` values or ``uint8`` numerators, ``privileged`` ``uint8[B, P]`` (required by a
+    privileged critic). The value is in reward units (scaled score-sheet points, see
+    ``RolloutConfig.reward_scale``).
+
+    Raises:
+        ValueError: ``cfg.shared_trunk`` with a privileged critic (they read different inputs).
     """
 
     def __init__(self, obs_dim: int, num_actions: int, cfg: NetworkConfig | None = None,
-                 policy_bias: Tensor | None = None):
+                 policy_bias: Tensor | None = None, obs_quantum: Tensor | None = None,
+                 groups: Sequence[tuple[int, int]] | None = None, privileged_dim: int = 0):
         super().__init__()
         cfg = cfg or NetworkConfig()
         self.obs_dim, self.num_actions, self.cfg = obs_dim, num_actions, cfg
+        self.privileged = cfg.critic == "privileged"
+        if self.privileged and cfg.shared_trunk:
+            raise ValueError("network.shared_trunk cannot be combined with network.critic=privileged")
+        if self.privileged and privileged_dim < 1:
+            raise ValueError("a privileged critic needs privileged_dim >= 1")
+        self.privileged_dim = int(privileged_dim) if self.privileged else 0
         act = nn.ReLU if cfg.activation == "relu" else nn.Tanh
-        sizes = [obs_dim, *cfg.hidden]
-        self.actor_trunk = _mlp(sizes, act)
-        self.critic_trunk = None if cfg.shared_trunk else _mlp(sizes, act)
+        self.sparse = cfg.input_layer == "sparse"
+        self.actor_trunk = _mlp([obs_dim, *cfg.hidden], act, self.sparse)
+        critic_hidden = cfg.critic_hidden or cfg.hidden
+        self.critic_trunk = None if cfg.shared_trunk else _mlp([obs_dim + self.privileged_dim, *critic_hidden], act,
+                                                               self.sparse)
         self.policy_head = layer_init(nn.Linear(cfg.hidden[-1], num_actions), std=0.01)
-        self.value_head = layer_init(nn.Linear(cfg.hidden[-1], 1), std=1.0)
+        self.value_head = layer_init(nn.Linear((cfg.hidden if cfg.shared_trunk else critic_hidden)[-1], 1), std=1.0)
         if policy_bias is not None:
             with torch.no_grad():
                 self.policy_head.bias.copy_(policy_bias)
+        q = torch.ones(obs_dim) if obs_quantum is None else torch.as_tensor(obs_quantum, dtype=torch.float32)
+        self.register_buffer("obs_quantum", q, persistent=False)
+        self.groups = tuple((int(a), int(b)) for a, b in (groups or ((0, num_actions),)))
+        g = torch.zeros(num_actions, dtype=torch.long)
+        for i, (a, b) in enumerate(self.groups):
+            g[a:b] = i
+        self.register_buffer("group_of", g, persistent=False)
 
-    def forward(self, obs: Tensor) -> tuple[Tensor, Tensor]:
-        h = self.actor_trunk(obs)
-        hv = h if self.critic_trunk is None else self.critic_trunk(obs)
+    # ------------------------------------------------------------------ pieces
+    def _autocast(self):
+        if self.cfg.precision == "bfloat16":
+            dev = self.obs_quantum.device.type
+            return torch.autocast(device_type=dev, dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def _values(self, obs: Tensor) -> Tensor:
+        """``float32[B, D]`` observation values from float values or uint8 numerators."""
+        if obs.dtype == torch.uint8:
+            return obs.float() * self.obs_quantum
+        return obs.float()
+
+    def _inputs(self, obs: Tensor, privileged: Tensor | None, critic: bool) -> SparseInput | Tensor:
+        """The first layer's input: the active entries (sparse layer on the CPU, uint8 numerators)
+        or dense float values; the critic's includes the privileged features."""
+        if critic and self.privileged and privileged is None:
+            raise ValueError("a privileged critic needs the privileged features (uint8[B, P])")
+        extra = privileged if critic and self.privileged else None
+        if self.sparse and obs.dtype == torch.uint8 and obs.device.type == "cpu":
+            parts = [(obs, self.obs_quantum)]
+            if extra is not None:
+                parts.append((extra, self.obs_quantum.new_ones(extra.shape[1])))
+            return SparseInput.from_numerators(parts)
+        x = self._values(obs)
+        return x if extra is None else torch.cat([x, extra.float()], dim=-1)
+
+    def _run(self, trunk: nn.Sequential, x: SparseInput | Tensor) -> Tensor:
+        h = trunk[0](x)
+        with self._autocast():
+            for layer in trunk[1:]:
+                h = layer(h)
+        return h.float()
+
+    def _hidden(self, obs: Tensor, privileged: Tensor | None, critic: bool = True) -> tuple[Tensor, Tensor | None]:
+        """(actor hidden ``float32[B, H]``, critic hidden or None)."""
+        xa = self._inputs(obs, None, critic=False)
+        h = self._run(self.actor_trunk, xa)
+        if not critic:
+            return h, None
+        if self.critic_trunk is None:
+            return h, h
+        xc = xa if not self.privileged else self._inputs(obs, privileged, critic=True)
+        return h, self._run(self.critic_trunk, xc)
+
+    # ------------------------------------------------------------------ full-head API
+    def forward(self, obs: Tensor, privileged: Tensor | None = None) -> tuple[Tensor, Tensor]:
+        h, hv = self._hidden(obs, privileged)
         return self.policy_head(h), self.value_head(hv).squeeze(-1)
 
     def logits(self, obs: Tensor) -> Tensor:
         """``float32[B, A]`` policy logits only (no critic pass)."""
-        return self.policy_head(self.actor_trunk(obs))
+        return self.policy_head(self._hidden(obs, None, critic=False)[0])
 
-    def value(self, obs: Tensor) -> Tensor:
+    def value(self, obs: Tensor, privileged: Tensor | None = None) -> Tensor:
         """``float32[B]`` value estimates."""
-        return self.forward(obs)[1]
+        return self.forward(obs, privileged)[1]
 
-    def dist(self, obs: Tensor, mask: Tensor) -> tuple[MaskedCategorical, Tensor]:
-        """(masked distribution, value) for ``obs float32[B, D]`` and ``mask bool[B, A]``."""
-        logits, value = self.forward(obs)
+    def dist(self, obs: Tensor, mask: Tensor, privileged: Tensor | None = None) -> tuple[MaskedCategorical, Tensor]:
+        """(masked distribution over all A ids, value) for ``obs [B, D]`` and ``mask bool[B, A]``."""
+        logits, value = self.forward(obs, privileged)
         return MaskedCategorical(logits, mask), value
+
+    # ------------------------------------------------------------------ grouped-head API
+    def _group_rows(self, mask: Tensor) -> list[tuple[int, int, Tensor]]:
+        """Per action group ``(start, stop, rows int64[k])`` of the rows whose legal actions lie in it."""
+        if len(self.groups) == 1:
+            a, b = self.groups[0]
+            return [(a, b, torch.arange(mask.shape[0], device=mask.device))]
+        first = mask.to(torch.uint8).argmax(dim=-1)
+        gid = self.group_of[first]
+        out = []
+        for i, (a, b) in enumerate(self.groups):
+            rows = (gid == i).nonzero().squeeze(-1)
+            if rows.numel():
+                out.append((a, b, rows))
+        return out
+
+    def _group_logits(self, h: Tensor, mask: Tensor, a: int, b: int, rows: Tensor) -> Tensor:
+        lg = F.linear(h.index_select(0, rows), self.policy_head.weight[a:b], self.policy_head.bias[a:b])
+        m = mask.index_select(0, rows)[:, a:b].to(torch.bool)
+        return torch.where(m, lg, torch.full_like(lg, MASK_LOGIT))
+
+    def policy_terms(self, obs: Tensor, mask: Tensor, actions: Tensor, privileged: Tensor | None = None,
+                     with_value: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
+        """``(log_prob float32[B], entropy float32[B], value float32[B] or None)`` of ``actions``
+        (``int64[B]``, legal) under the masked policy, computed group by group (see the module doc).
+        Entropy is in nats over the legal actions only."""
+        h, hv = self._hidden(obs, privileged, critic=with_value)
+        B = h.shape[0]
+        logp = h.new_empty(B)
+        ent = h.new_empty(B)
+        for a, b, rows in self._group_rows(mask):
+            lp = torch.log_softmax(self._group_logits(h, mask, a, b, rows), dim=-1)
+            act = actions.index_select(0, rows) - a
+            logp = logp.index_copy(0, rows, lp.gather(-1, act.unsqueeze(-1)).squeeze(-1))
+            p = lp.exp()
+            ent = ent.index_copy(0, rows, -(p * lp).sum(-1))
+        value = self.value_head(hv).squeeze(-1) if with_value else None
+        return logp, ent, value
+
+    @torch.no_grad()
+    def act(self, obs: Tensor, mask: Tensor, generator: torch.Generator | None = None, greedy: bool = False,
+            privileged: Tensor | None = None, with_value: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
+        """Sample (or, ``greedy``, take the most likely) legal actions, group by group.
+
+        Returns ``(actions int64[B], log_prob float32[B], value float32[B] or None)``.
+        """
+        h, hv = self._hidden(obs, privileged, critic=with_value)
+        B = h.shape[0]
+        actions = torch.empty(B, dtype=torch.long, device=h.device)
+        logp = h.new_empty(B)
+        for a, b, rows in self._group_rows(mask):
+            lp = torch.log_softmax(self._group_logits(h, mask, a, b, rows), dim=-1)
+            if greedy:
+                k = lp.argmax(dim=-1)
+            else:
+                k = torch.multinomial(lp.exp(), 1, generator=generator).squeeze(-1)
+            actions[rows] = k + a
+            logp[rows] = lp.gather(-1, k.unsqueeze(-1)).squeeze(-1)
+        value = self.value_head(hv).squeeze(-1) if with_value else None
+        return actions, logp, value
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -121,4 +291,5 @@ def initial_policy_bias(layout: ActionLayout, kind: str) -> Tensor | None:
     return None
 
 
-__all__ = ["ActorCritic", "auction_prior_bias", "block_uniform_bias", "initial_policy_bias", "layer_init"]
+__all__ = ["AUCTION_BLOCKS", "ActorCritic", "action_groups", "auction_prior_bias", "block_uniform_bias",
+           "initial_policy_bias", "layer_init"]

@@ -20,28 +20,37 @@ import numpy as np
 import torch
 from torch import nn
 
+from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig
 
 from ..base import reset_agent
 from .config import PretrainConfig
 from .distributions import MaskedCategorical
 from .network import ActorCritic
-from .rollout import EngineVector
+from .rollout import AgentFactory, EngineVector
 
 log = logging.getLogger(__name__)
 
 
 def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, num_deals: int, num_envs: int,
-                           rng: np.random.Generator, reward_scale: float, seed: int = 0
+                           rng: np.random.Generator, reward_scale: float, seed: int = 0,
+                           agent_factory: AgentFactory | None = None, privileged: bool = False
                            ) -> dict[str, np.ndarray]:
-    """``num_deals`` deals of ``agent_name`` in every seat: ``obs float32[T, D]``, ``masks bool[T, A]``,
-    ``actions int64[T]``, ``returns float32[T]`` (scaled deal reward of the acting seat's side)."""
-    from agents.registry import make_agent
+    """``num_deals`` deals of ``agent_name`` (built by ``agent_factory(name, rules, seed)``) in every
+    seat: ``obs uint8[T, D]`` (numerators), ``masks bool[T, A]``, ``actions int64[T]``, ``returns
+    float32[T]`` (scaled deal reward of the acting seat's side) and, with ``privileged``,
+    ``privileged uint8[T, P]``.
 
+    Raises:
+        ConfigError: no ``agent_factory``.
+    """
+    if agent_factory is None:
+        raise ConfigError("behaviour cloning needs an agent factory (agents.registry.make_agent)")
+    make_agent = agent_factory
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
     agents = [[make_agent(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
-    obs, masks, acts, seat_of, env_of = [], [], [], [], []
+    obs, masks, acts, seat_of, env_of, privs = [], [], [], [], [], []
     returns: list[float] = []
     pending: dict[tuple[int, int], list[int]] = {}
     started = min(num_envs, num_deals)
@@ -62,6 +71,8 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
             if out.mask[e].sum() > 1:
                 pending.setdefault((int(e), s), []).append(len(acts))
                 obs.append(out.obs[e].copy())
+                if privileged:
+                    privs.append(vec.privileged([e])[0])
                 masks.append(out.mask[e].copy())
                 acts.append(a)
                 returns.append(0.0)
@@ -81,16 +92,20 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         if refill:
             out = vec.reset(refill, rng)
     D, A = vec.obs.shape[1], vec.num_actions
-    return {
-        "obs": np.stack(obs) if obs else np.zeros((0, D), np.float32),
+    data = {
+        "obs": np.stack(obs) if obs else np.zeros((0, D), np.uint8),
         "masks": np.stack(masks) if masks else np.zeros((0, A), bool),
         "actions": np.asarray(acts, dtype=np.int64),
         "returns": np.asarray(returns, dtype=np.float32),
     }
+    if privileged:
+        data["privileged"] = np.stack(privs) if privs else np.zeros((0, 32 * n + 32), np.uint8)
+    return data
 
 
 def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: PretrainConfig, num_envs: int,
-                    reward_scale: float, rng: np.random.Generator) -> dict[str, float]:
+                    reward_scale: float, rng: np.random.Generator, agent_factory: AgentFactory | None = None,
+                    device: torch.device | str = "cpu") -> dict[str, float]:
     """Train ``policy`` in place to imitate ``cfg.agent``; returns the final chunk's metrics
     (``bc_loss``, ``bc_accuracy`` on the chunk before training on it, ``bc_value_loss``, ``bc_samples``,
     ``bc_seconds``)."""
@@ -102,25 +117,27 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     policy.train()
     for c in range(chunks):
         deals = min(cfg.chunk_deals, cfg.deals - c * cfg.chunk_deals)
-        data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c)
+        data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c,
+                                      agent_factory=agent_factory, privileged=policy.privileged)
         T = len(data["actions"])
         total += T
-        obs = torch.from_numpy(data["obs"])
-        masks = torch.from_numpy(data["masks"])
-        acts = torch.from_numpy(data["actions"])
-        rets = torch.from_numpy(data["returns"])
+        obs = torch.from_numpy(data["obs"]).to(device)
+        masks = torch.from_numpy(data["masks"]).to(device)
+        acts = torch.from_numpy(data["actions"]).to(device)
+        rets = torch.from_numpy(data["returns"]).to(device)
+        priv = torch.from_numpy(data["privileged"]).to(device) if "privileged" in data else None
         with torch.no_grad():
             logits = policy.logits(obs)
             acc = float((MaskedCategorical(logits, masks).mode() == acts).float().mean())
         sums = {"bc_loss": 0.0, "bc_value_loss": 0.0}
         count = 0
         for _ in range(cfg.epochs):
-            perm = torch.from_numpy(rng.permutation(T))
+            perm = torch.from_numpy(rng.permutation(T)).to(device)
             for start in range(0, T, cfg.batch_size):
                 idx = perm[start:start + cfg.batch_size]
-                logits, value = policy(obs[idx])
-                dist = MaskedCategorical(logits, masks[idx])
-                loss_pi = -dist.log_prob(acts[idx]).mean()
+                logp, _, value = policy.policy_terms(obs[idx], masks[idx], acts[idx],
+                                                     None if priv is None else priv[idx])
+                loss_pi = -logp.mean()
                 loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
                 loss = loss_pi + cfg.value_coef * loss_v
                 opt.zero_grad(set_to_none=True)

@@ -1,22 +1,29 @@
 """Rollouts: N deals stepped in lockstep, per-seat trajectories, an opponent pool, and GAE.
 
-The stepping of the deals sits behind one interface (``reset`` / ``step`` with fixed-shape
-arrays): :class:`BatchedVector` over the compiled :class:`blot_env.batched.BatchedEngine`
-(``rollout.engine: batched``, the default) or :class:`EngineVector` over a Python list of
-reference states (``rollout.engine: reference``).
+The stepping of the deals sits behind one interface (``reset`` / ``step`` / ``privileged``
+with fixed-shape arrays): :class:`BatchedVector` over the compiled
+:class:`blot_env.batched.BatchedEngine` (``rollout.engine: batched``, the default) or
+:class:`EngineVector` over a Python list of reference states (``rollout.engine: reference``).
+Both give the observation as ``uint8`` numerators (``ObservationEncoder.quantum``), which the
+network turns into values.
 
 Trajectories are **per seat**: a learner seat's next state is its own next decision, and
 the deal's reward goes to each seat's last decision of the deal. The reward of a seat is
-``(own side's deal score - the opponents')`` in score-sheet units (rules.md 2.5; tp for the
-Armenian presets) times ``RolloutConfig.reward_scale``. Every rollout ends on deal
-boundaries, so no trajectory is ever cut and nothing needs bootstrapping.
+the deal result's own side's score minus the opponents' (rules.md 2.5; table points for the
+Armenian presets) times
+``RolloutConfig.reward_scale``. Every rollout ends on deal boundaries, so no trajectory is
+ever cut and nothing needs bootstrapping. The bookkeeping is vectorised over the envs; only
+baseline opponents (Python agents) act env by env.
+
+Opponent agents come from a factory the caller passes (``agent_factory(name, preset, seed)``,
+for example ``agents.registry.make_agent``), so this module imports no agent registry.
 """
 
 from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -25,6 +32,7 @@ import torch
 
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
+from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig
 from blot_env.scoring import DealResult
 from blot_env.state import State
@@ -32,11 +40,13 @@ from blot_env.view import SeatView, seat_view
 
 from ..base import reset_agent
 from .config import PoolConfig, RolloutConfig
-from .distributions import MaskedCategorical
 from .network import ActorCritic
 
 LEARNER = -1
 """Controller id of the learning policy in a deal's per-seat controller array."""
+
+AgentFactory = Callable[[str, Any, int], Any]
+"""``factory(name, preset_or_rules, seed) -> agent`` with ``act(view, rng)`` (agents.registry.make_agent)."""
 
 
 def make_encoder(rules: RulesConfig, kind: str):
@@ -46,6 +56,24 @@ def make_encoder(rules: RulesConfig, kind: str):
     return ObservationEncoder(rules, kind)
 
 
+def privileged_size(rules: RulesConfig) -> int:
+    """P of the privileged critic features: 32 cards per seat plus the stock."""
+    return 32 * rules.num_players + 32
+
+
+def privileged_of_state(state: State, seat: int) -> np.ndarray:
+    """``uint8[P]``: the reference twin of ``BatchedEngine.privileged`` for one state: the cards
+    each relative seat holds now (seat ``(seat + r) % n`` at ``32 r``), then the stock."""
+    n = state.cfg.num_players
+    out = np.zeros(privileged_size(state.cfg), dtype=np.uint8)
+    for r in range(n):
+        m = state.hands[(seat + r) % n]
+        out[32 * r:32 * r + 32] = (m >> np.arange(32)) & 1
+    for c in state.stock:
+        out[32 * n + c] = 1
+    return out
+
+
 # --------------------------------------------------------------------------- engine vector
 
 
@@ -53,11 +81,12 @@ class VecStep(NamedTuple):
     """What :class:`BatchedVector` and :class:`EngineVector` return after ``reset``/``step``
     (N = ``num_envs``, n = seats).
 
-    ``obs float32[N, D]`` and ``mask bool[N, A]``: the acting seat's egocentric observation and
-    legal actions (stale rows where ``seat == -1``); ``seat int64[N]``: seat to act, -1 for an
-    env with no deal in progress; ``rewards float32[N, n]``: per seat, own side's deal score
-    minus the opponents' (score-sheet units, unscaled) for deals that ended at this step, else 0;
-    ``done bool[N]``: a deal ended at this step.
+    ``obs uint8[N, D]`` (numerators, see the module doc) and ``mask bool[N, A]``: the acting
+    seat's observation and legal actions (stale rows where ``seat == -1``); ``seat int64[N]``:
+    seat to act, -1 for an env with no deal in progress; ``rewards float32[N, n]``: per seat,
+    own side's deal score minus the opponents' (score-sheet units, unscaled) for deals that
+    ended at this step, else 0; ``done bool[N]``: a deal ended at this step;
+    ``passed_out bool[N]``: it ended passed out.
     """
 
     obs: np.ndarray
@@ -65,6 +94,7 @@ class VecStep(NamedTuple):
     seat: np.ndarray
     rewards: np.ndarray
     done: np.ndarray
+    passed_out: np.ndarray
 
 
 class EngineVector:
@@ -83,7 +113,7 @@ class EngineVector:
         self.views: list[SeatView | None] = [None] * num_envs
         self.results: list[Any] = [None] * num_envs
         """Per env: the DealResult of its last finished deal."""
-        self.obs = np.zeros((num_envs, encoder.size), dtype=np.float32)
+        self.obs = np.zeros((num_envs, encoder.size), dtype=np.uint8)
         self.mask = np.zeros((num_envs, self.num_actions), dtype=bool)
         self.seat = np.full(num_envs, -1, dtype=np.int64)
 
@@ -93,12 +123,16 @@ class EngineVector:
         v = seat_view(s, seat)
         self.views[e] = v
         self.seat[e] = seat
-        self.obs[e] = self.encoder.encode(v)
+        self.obs[e] = self.encoder.quantize(self.encoder.encode(v))
         self.mask[e] = False
         self.mask[e, list(v.legal)] = True
 
-    def _out(self, rewards: np.ndarray, done: np.ndarray) -> VecStep:
-        return VecStep(self.obs, self.mask, self.seat, rewards, done)
+    def _out(self, rewards: np.ndarray, done: np.ndarray, passed: np.ndarray) -> VecStep:
+        return VecStep(self.obs, self.mask, self.seat, rewards, done, passed)
+
+    def _zeros(self) -> VecStep:
+        return self._out(np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool),
+                         np.zeros(self.num_envs, bool))
 
     def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
         """Deal new random deals (random dealer) in ``envs``, drawing cards from ``rng``."""
@@ -106,7 +140,7 @@ class EngineVector:
             dealer = int(rng.integers(self.num_seats))
             self.states[e] = deal_random(self.rules, rng, dealer)
             self._refresh(e)
-        return self._out(np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool))
+        return self._zeros()
 
     def step(self, actions: np.ndarray) -> VecStep:
         """Apply ``actions int64[N]`` in every env with a deal in progress (others are ignored).
@@ -116,6 +150,7 @@ class EngineVector:
         """
         rewards = np.zeros((self.num_envs, self.num_seats), np.float32)
         done = np.zeros(self.num_envs, bool)
+        passed = np.zeros(self.num_envs, bool)
         for e in np.flatnonzero(self.seat >= 0):
             s = apply_action(self.states[e], int(actions[e]))
             self.states[e] = s
@@ -126,22 +161,28 @@ class EngineVector:
                     t = seat % 2
                     rewards[e, seat] = res.score[t] - res.score[1 - t]
                 done[e] = True
+                passed[e] = res.contract is None
                 self.seat[e] = -1
                 self.views[e] = None
             else:
                 self._refresh(e)
-        return self._out(rewards, done)
+        return self._out(rewards, done, passed)
+
+    def privileged(self, envs: np.ndarray) -> np.ndarray:
+        """``uint8[len(envs), P]`` hidden features of the acting seats (see :func:`privileged_of_state`)."""
+        return np.stack([privileged_of_state(self.states[e], int(self.seat[e])) for e in envs]) if len(envs) else \
+            np.zeros((0, privileged_size(self.rules)), np.uint8)
 
 
 class BatchedVector:
     """:class:`EngineVector`'s interface over :class:`blot_env.batched.BatchedEngine` (compiled).
 
-    The engine runs with ``autoreset=False``: a finished row goes idle (``seat == -1``, a
-    mask allowing action 0 only) until :meth:`reset` deals it again. Each deal is shuffled
-    from a key drawn from the ``rng`` given to :meth:`reset` (so the trainer's generator,
-    saved in its checkpoints, stays the only source of randomness and resumes exactly).
-    ``views[e]`` and ``results[e]`` are built on demand from the row (only baseline agents
-    and statistics read them).
+    The engine runs with ``autoreset=False`` and ``obs_dtype="uint8"``: a finished row goes
+    idle (``seat == -1``, a mask allowing action 0 only) until :meth:`reset` deals it again.
+    Each deal is shuffled from a key drawn from the ``rng`` given to :meth:`reset` (so the
+    trainer's generator, saved in its checkpoints, stays the only source of randomness and
+    resumes exactly). ``views[e]`` and ``results[e]`` are built on demand from the row (only
+    baseline agents and statistics read them).
     """
 
     def __init__(self, rules: RulesConfig, kind: str, num_envs: int) -> None:
@@ -149,28 +190,35 @@ class BatchedVector:
 
         self.rules, self.num_envs = rules, num_envs
         self.num_seats = rules.num_players
-        self.eng = BatchedEngine(rules=rules, num_envs=num_envs, obs_kind=kind, seed=0, autoreset=False)
+        self.eng = BatchedEngine(rules=rules, num_envs=num_envs, obs_kind=kind, seed=0, autoreset=False,
+                                 obs_dtype="uint8")
         self.eng.release_rows(np.arange(num_envs))
         self.num_actions = self.eng.num_actions
         self.obs = self.eng.buffers().obs
         self.views = _RowViews(self.eng)
         self.results = _RowResults(self.eng)
 
-    def _out(self, b, rewards: np.ndarray | None = None, done: np.ndarray | None = None) -> VecStep:
-        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward if rewards is None else rewards,
-                       b.done if done is None else done)
+    def _out(self, b, zero: bool = False) -> VecStep:
+        if zero:
+            return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat,
+                           np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool),
+                           np.zeros(self.num_envs, bool))
+        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward, b.done, b.done & (b.result[:, 0] < 0))
 
     def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
         """Deal new deals in ``envs``, each shuffled from a key drawn from ``rng``; like
         :meth:`EngineVector.reset`, the returned rewards and done flags are zeros."""
         envs = np.asarray(envs, dtype=np.int64)
         keys = rng.integers(0, np.iinfo(np.int64).max, size=envs.size, dtype=np.int64).astype(np.uint64)
-        out = self.eng.reset_rows(envs, keys)
-        return self._out(out, np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool))
+        return self._out(self.eng.reset_rows(envs, keys), zero=True)
 
     def step(self, actions: np.ndarray) -> VecStep:
         """Apply ``actions int64[N]`` in every busy row (idle rows ignore theirs)."""
         return self._out(self.eng.step(actions))
+
+    def privileged(self, envs: np.ndarray) -> np.ndarray:
+        """``uint8[len(envs), P]`` hidden features of the acting seats (``BatchedEngine.privileged``)."""
+        return self.eng.privileged(envs)
 
 
 class _RowViews:
@@ -209,37 +257,43 @@ class PoolMember:
     """"baseline" or "snapshot"."""
     net: ActorCritic | None = None
     seed: int = 0
-    """Baselines: seed passed to ``agents.registry.make_agent`` for each per-env instance."""
+    """Baselines: seed passed to the agent factory for each per-env instance."""
 
 
 class OpponentPool:
-    """Past snapshots of the learner plus baseline agents from ``agents.registry``.
+    """Past snapshots of the learner plus baseline agents built by ``agent_factory``.
 
     Snapshots are deep copies (frozen, eval mode); the pool's snapshot weights are part of
     the trainer's checkpoint so that a resumed run draws the same opponents.
+
+    Raises:
+        ConfigError: baselines are configured but no ``agent_factory`` was given.
     """
 
-    def __init__(self, cfg: PoolConfig, preset: str, seed: int):
+    def __init__(self, cfg: PoolConfig, preset: str, seed: int, agent_factory: AgentFactory | None = None):
         self.cfg = cfg
         self.preset = preset
+        self.factory = agent_factory
         self.baselines = [PoolMember(name, "baseline", seed=seed + 1000 + i) for i, name in enumerate(cfg.baselines)]
         self.snapshots: list[PoolMember] = []
         self._agents: dict[tuple[str, int], Any] = {}
-        for b in self.baselines:  # fail early on an unknown baseline name
-            self.baseline_agent(b, 0)
+        if self.baselines and cfg.opponent_prob > 0:
+            if agent_factory is None:
+                raise ConfigError("pool.baselines needs an agent factory (agents.registry.make_agent); "
+                                  "build the trainer with agents.ppo.build.build_trainer or pass agent_factory")
+            for b in self.baselines:  # fail early on an unknown baseline name
+                self.baseline_agent(b, 0)
 
     def baseline_agent(self, member: PoolMember, env: int) -> Any:
         """The baseline agent instance of ``member`` for env ``env`` (one per env: agents may cache per deal)."""
         key = (member.name, env)
         if key not in self._agents:
-            from agents.registry import make_agent
-
-            self._agents[key] = make_agent(member.name, self.preset, member.seed + 7919 * env)
+            self._agents[key] = self.factory(member.name, self.preset, member.seed + 7919 * env)
         return self._agents[key]
 
     @property
     def members(self) -> list[PoolMember]:
-        return self.baselines + self.snapshots
+        return (self.baselines if self.cfg.opponent_prob > 0 else []) + self.snapshots
 
     def add_snapshot(self, name: str, policy: ActorCritic) -> None:
         """Add a frozen copy of ``policy``; drops the oldest beyond ``max_snapshots``."""
@@ -253,7 +307,7 @@ class OpponentPool:
 
     def sample(self, rng: np.random.Generator) -> int:
         """Index into ``members`` of an opponent for one deal."""
-        nb, ns = len(self.baselines), len(self.snapshots)
+        nb, ns = len(self.members) - len(self.snapshots), len(self.snapshots)
         if ns == 0 or (nb > 0 and rng.random() < self.cfg.baseline_weight):
             if self.cfg.baseline_probs:
                 w = np.asarray(self.cfg.baseline_probs, dtype=np.float64)
@@ -287,7 +341,7 @@ class Rollout:
     """
 
     obs: np.ndarray
-    """float32[T, D]"""
+    """uint8[T, D] (numerators; values = obs * quantum)"""
     masks: np.ndarray
     """bool[T, A]"""
     actions: np.ndarray
@@ -302,20 +356,46 @@ class Rollout:
     """float32[T]"""
     next_idx: np.ndarray
     """int64[T]"""
+    privileged: np.ndarray | None = None
+    """uint8[T, P] hidden features for a privileged critic (None without one)"""
     stats: dict[str, float] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.actions)
 
 
+class _Growing:
+    """A 1-D numpy array that grows by doubling (the per-transition bookkeeping of a rollout)."""
+
+    def __init__(self, dtype, fill) -> None:
+        self.a = np.full(1024, fill, dtype=dtype)
+        self.fill = fill
+
+    def reserve(self, n: int) -> None:
+        if n > self.a.size:
+            b = np.full(max(n, 2 * self.a.size), self.fill, dtype=self.a.dtype)
+            b[:self.a.size] = self.a
+            self.a = b
+
+
 class RolloutCollector:
-    """Collects complete deals with the learner in some or all seats (see module docstring)."""
+    """Collects complete deals with the learner in some or all seats (see module docstring).
+
+    Args:
+        rules, encoder: the game and the observation encoder.
+        cfg, pool_cfg: rollout and pool settings.
+        pool: the opponents.
+        privileged: also collect the privileged critic features (``Rollout.privileged``).
+        device: where the policy's forward passes run.
+    """
 
     def __init__(self, rules: RulesConfig, encoder: Any, cfg: RolloutConfig, pool: OpponentPool,
-                 pool_cfg: PoolConfig):
+                 pool_cfg: PoolConfig, privileged: bool = False, device: torch.device | str = "cpu"):
         self.rules, self.cfg, self.pool, self.pool_cfg = rules, cfg, pool, pool_cfg
         self.vec = make_vector(rules, encoder, cfg.num_envs, cfg.engine)
         self.n = rules.num_players
+        self.privileged = privileged
+        self.device = torch.device(device)
 
     def _controllers(self, env: int, rng: np.random.Generator) -> np.ndarray:
         """Per seat: LEARNER or a pool member index, for one new deal in ``env``."""
@@ -329,19 +409,25 @@ class RolloutCollector:
                 reset_agent(self.pool.baseline_agent(members[k], env))
         return ctrl
 
+    def _t(self, a: np.ndarray) -> torch.Tensor:
+        t = torch.from_numpy(a)
+        return t if self.device.type == "cpu" else t.to(self.device, non_blocking=True)
+
     @torch.no_grad()
     def collect(self, policy: ActorCritic, num_deals: int, rng: np.random.Generator,
                 gen: torch.Generator) -> Rollout:
         """Play ``num_deals`` complete deals; return the learner's transitions and statistics.
 
-        ``rng`` draws deals, pool opponents and baseline actions; ``gen`` samples policy actions.
+        ``rng`` draws deals, pool opponents and baseline actions; ``gen`` samples policy actions
+        (a generator on the policy's device).
         """
         t0 = time.perf_counter()
         vec, N, n = self.vec, self.cfg.num_envs, self.n
-        obs_l, mask_l, act_l, logp_l, val_l = [], [], [], [], []
-        rew: list[float] = []
-        done: list[float] = []
-        nxt: list[int] = []
+        obs_l, mask_l, priv_l, act_l, logp_l, val_l = [], [], [], [], [], []
+        nxt = _Growing(np.int64, -1)
+        rew = _Growing(np.float32, 0.0)
+        done = _Growing(np.float32, 0.0)
+        T = 0
         last = np.full((N, n), -1, dtype=np.int64)  # last learner transition per (env, seat)
         ctrl = np.full((N, n), LEARNER, dtype=np.int64)
         first = list(range(min(N, num_deals)))
@@ -351,72 +437,83 @@ class RolloutCollector:
         out = vec.reset(first, rng)
         members = self.pool.members
         env_steps = 0
-        deal_stats: list[tuple[int, float, float]] = []  # (member or -1, learner-side diff, passed out)
+        d_member: list[np.ndarray] = []  # per finished deal: pool member (-1 self-play)
+        d_diff: list[np.ndarray] = []  # learner side's score difference
+        d_passed: list[np.ndarray] = []
+        scale, clip = self.cfg.reward_scale, self.cfg.reward_clip
         while True:
             active = np.flatnonzero(out.seat >= 0)
-            if len(active) == 0:
+            if active.size == 0:
                 break
-            who = ctrl[active, out.seat[active]]
+            seat_a = out.seat[active]
+            who = ctrl[active, seat_a]
             actions = np.zeros(N, dtype=np.int64)
             lrn = active[who == LEARNER]
-            if self.cfg.skip_forced and len(lrn):
-                forced = out.mask[lrn].sum(axis=1) == 1
+            if self.cfg.skip_forced and lrn.size:
+                m = out.mask[lrn]
+                forced = m.sum(axis=1) == 1
                 if forced.any():
-                    actions[lrn[forced]] = out.mask[lrn[forced]].argmax(axis=1)
+                    actions[lrn[forced]] = m[forced].argmax(axis=1)
                     lrn = lrn[~forced]
-            if len(lrn):
-                o = torch.from_numpy(out.obs[lrn])
-                m = torch.from_numpy(out.mask[lrn])
-                logits, value = policy(o)
-                dist = MaskedCategorical(logits, m)
-                a = dist.sample(gen)
-                logp = dist.log_prob(a)
-                a_np = a.numpy()
+            if lrn.size:
+                o = out.obs[lrn]
+                m = out.mask[lrn]
+                pr = vec.privileged(lrn) if self.privileged else None
+                a, logp, value = policy.act(self._t(o), self._t(m), gen,
+                                            privileged=None if pr is None else self._t(pr))
+                a_np = a.cpu().numpy()
                 actions[lrn] = a_np
-                base = len(act_l)
-                obs_l.append(out.obs[lrn].copy())
-                mask_l.append(out.mask[lrn].copy())
-                act_l.extend(a_np.tolist())
-                logp_l.append(logp.numpy())
-                val_l.append(value.numpy())
-                for j, e in enumerate(lrn):
-                    idx = base + j
-                    s = out.seat[e]
-                    if last[e, s] >= 0:
-                        nxt[last[e, s]] = idx
-                    last[e, s] = idx
-                    rew.append(0.0)
-                    done.append(0.0)
-                    nxt.append(-1)
-            for k in np.unique(who[who != LEARNER]):
-                envs = active[who == k]
-                mem = members[k]
-                if mem.kind == "snapshot":
-                    logits = mem.net.logits(torch.from_numpy(out.obs[envs]))
-                    dist = MaskedCategorical(logits, torch.from_numpy(out.mask[envs]))
-                    a = dist.mode() if self.pool_cfg.snapshot_greedy else dist.sample(gen)
-                    actions[envs] = a.numpy()
-                else:
-                    for e in envs:
-                        actions[e] = self.pool.baseline_agent(mem, int(e)).act(vec.views[e], rng)
-            env_steps += len(active)
+                obs_l.append(o)
+                mask_l.append(m)
+                if pr is not None:
+                    priv_l.append(pr)
+                act_l.append(a_np)
+                logp_l.append(logp.cpu().numpy())
+                val_l.append(value.cpu().numpy())
+                k = lrn.size
+                idx = np.arange(T, T + k)
+                s = out.seat[lrn]
+                prev = last[lrn, s]
+                has = prev >= 0
+                nxt.reserve(T + k)
+                rew.reserve(T + k)
+                done.reserve(T + k)
+                nxt.a[prev[has]] = idx[has]
+                last[lrn, s] = idx
+                T += k
+            opp_rows = active[who != LEARNER]
+            if opp_rows.size:
+                opp_who = ctrl[opp_rows, out.seat[opp_rows]]
+                for kk in np.unique(opp_who):
+                    envs = opp_rows[opp_who == kk]
+                    mem = members[kk]
+                    if mem.kind == "snapshot":
+                        a, _, _ = mem.net.act(self._t(out.obs[envs]), self._t(out.mask[envs]), gen,
+                                              greedy=self.pool_cfg.snapshot_greedy, with_value=False)
+                        actions[envs] = a.cpu().numpy()
+                    else:
+                        for e in envs:
+                            actions[e] = self.pool.baseline_agent(mem, int(e)).act(vec.views[e], rng)
+            env_steps += active.size
             out = vec.step(actions)
             ended = np.flatnonzero(out.done)
-            for e in ended:
-                for s in range(n):
-                    if ctrl[e, s] == LEARNER and last[e, s] >= 0:
-                        r = float(out.rewards[e, s]) * self.cfg.reward_scale
-                        if self.cfg.reward_clip > 0:
-                            r = float(np.clip(r, -self.cfg.reward_clip, self.cfg.reward_clip))
-                        rew[last[e, s]] = r
-                        done[last[e, s]] = 1.0
-                    last[e, s] = -1
-                opp = ctrl[e][ctrl[e] != LEARNER]
-                member = int(opp[0]) if len(opp) else -1
-                lteam = next(s % 2 for s in range(n) if ctrl[e, s] == LEARNER)
-                res = vec.results[e]
-                deal_stats.append((member, float(res.score[lteam] - res.score[1 - lteam]),
-                                   float(res.contract is None)))
+            if ended.size == 0:
+                continue
+            for s in range(n):
+                sel = ended[(ctrl[ended, s] == LEARNER) & (last[ended, s] >= 0)]
+                if sel.size:
+                    ids = last[sel, s]
+                    r = out.rewards[sel, s] * scale
+                    if clip > 0:
+                        r = np.clip(r, -clip, clip)
+                    rew.a[ids] = r
+                    done.a[ids] = 1.0
+            last[ended] = -1
+            lseat = (ctrl[ended] == LEARNER).argmax(axis=1)  # a learner seat of each ended deal
+            opp = np.where(ctrl[ended] == LEARNER, -1, ctrl[ended]).max(axis=1)
+            d_member.append(opp)
+            d_diff.append(out.rewards[ended, lseat].astype(np.float64))
+            d_passed.append(out.passed_out[ended].astype(np.float64))
             refill = []
             for e in ended:
                 if started < num_deals:
@@ -426,27 +523,31 @@ class RolloutCollector:
             if refill:
                 out = vec.reset(refill, rng)
         elapsed = time.perf_counter() - t0
-        T = len(act_l)
+        member = np.concatenate(d_member) if d_member else np.zeros(0, np.int64)
+        diff = np.concatenate(d_diff) if d_diff else np.zeros(0)
+        passed = np.concatenate(d_passed) if d_passed else np.zeros(0)
         stats = {"collect_time": elapsed, "env_steps": float(env_steps), "learner_steps": float(T),
-                 "deals": float(len(deal_stats)),
-                 "passed_out": float(np.mean([d[2] for d in deal_stats])) if deal_stats else 0.0}
-        groups: dict[str, list[float]] = {}
-        for member, diff, _ in deal_stats:
-            if member >= 0:
-                mem = members[member]
-                groups.setdefault(mem.name if mem.kind == "baseline" else "snapshots", []).append(diff)
-        for name, diffs in groups.items():
-            stats[f"vs_{name}_tp"] = float(np.mean(diffs))
-            stats[f"vs_{name}_deals"] = float(len(diffs))
+                 "deals": float(member.size), "passed_out": float(passed.mean()) if passed.size else 0.0}
+        for k in np.unique(member[member >= 0]):
+            mem = members[int(k)]
+            name = mem.name if mem.kind == "baseline" else "snapshots"
+            sel = diff[member == k]
+            prev_n = stats.get(f"vs_{name}_deals", 0.0)
+            prev_sum = stats.get(f"vs_{name}_tp", 0.0) * prev_n
+            stats[f"vs_{name}_deals"] = prev_n + sel.size
+            stats[f"vs_{name}_tp"] = float((prev_sum + sel.sum()) / (prev_n + sel.size))
+        D, A = vec.obs.shape[1], vec.num_actions
         return Rollout(
-            obs=np.concatenate(obs_l) if obs_l else np.zeros((0, vec.obs.shape[1]), np.float32),
-            masks=np.concatenate(mask_l) if mask_l else np.zeros((0, vec.num_actions), bool),
-            actions=np.asarray(act_l, dtype=np.int64),
+            obs=np.concatenate(obs_l) if obs_l else np.zeros((0, D), np.uint8),
+            masks=np.concatenate(mask_l) if mask_l else np.zeros((0, A), bool),
+            actions=np.concatenate(act_l).astype(np.int64) if act_l else np.zeros(0, np.int64),
             logprobs=np.concatenate(logp_l).astype(np.float32) if logp_l else np.zeros(0, np.float32),
             values=np.concatenate(val_l).astype(np.float32) if val_l else np.zeros(0, np.float32),
-            rewards=np.asarray(rew, dtype=np.float32),
-            dones=np.asarray(done, dtype=np.float32),
-            next_idx=np.asarray(nxt, dtype=np.int64),
+            rewards=rew.a[:T].copy(),
+            dones=done.a[:T].copy(),
+            next_idx=nxt.a[:T].copy(),
+            privileged=(np.concatenate(priv_l) if priv_l else np.zeros((0, privileged_size(self.rules)), np.uint8))
+            if self.privileged else None,
             stats=stats,
         )
 
@@ -473,22 +574,54 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, dones: np.ndarray, gamm
     T = len(rewards)
     if next_idx is None:
         next_idx = np.arange(1, T + 1, dtype=np.int64)
+    nxt = np.asarray(next_idx, dtype=np.int64)
+    final = np.asarray(dones) != 0
+    bad = np.flatnonzero(~final & ((nxt <= np.arange(T)) | (nxt >= T)))
+    if bad.size:
+        t = int(bad[-1])
+        raise ValueError(f"step {t} is not final but its next step is {int(nxt[t])}")
+    adv = _gae_loop(np.asarray(rewards, np.float64), np.asarray(values, np.float64), final, nxt,
+                    float(gamma), float(lam))
+    return adv.astype(np.float32), (adv + values).astype(np.float32)
+
+
+def _gae_loop(r: np.ndarray, v: np.ndarray, final: np.ndarray, nxt: np.ndarray, gamma: float,
+              lam: float) -> np.ndarray:
+    """The backward GAE recursion (compiled when numba is importable)."""
+    return _gae_kernel()(r, v, final, nxt, gamma, lam)
+
+
+def _gae_py(r, v, final, nxt, gamma, lam):
+    T = r.shape[0]
     adv = np.zeros(T, dtype=np.float64)
     for t in range(T - 1, -1, -1):
-        if dones[t]:
-            adv[t] = rewards[t] - values[t]
-            continue
-        j = int(next_idx[t])
-        if not t < j < T:
-            raise ValueError(f"step {t} is not final but its next step is {j}")
-        delta = rewards[t] + gamma * values[j] - values[t]
-        adv[t] = delta + gamma * lam * adv[j]
-    adv32 = adv.astype(np.float32)
-    return adv32, (adv + values).astype(np.float32)
+        if final[t]:
+            adv[t] = r[t] - v[t]
+        else:
+            j = nxt[t]
+            adv[t] = r[t] + gamma * v[j] - v[t] + gamma * lam * adv[j]
+    return adv
+
+
+_GAE = None
+
+
+def _gae_kernel():
+    global _GAE
+    if _GAE is None:
+        try:
+            import numba
+
+            _GAE = numba.njit(cache=True)(_gae_py)
+        except ImportError:  # pragma: no cover - numba is a dependency of blot_env
+            _GAE = _gae_py
+    return _GAE
 
 
 __all__ = [
     "LEARNER",
+    "AgentFactory",
+    "BatchedVector",
     "EngineVector",
     "OpponentPool",
     "PoolMember",
@@ -497,4 +630,6 @@ __all__ = [
     "VecStep",
     "compute_gae",
     "make_encoder",
+    "privileged_of_state",
+    "privileged_size",
 ]

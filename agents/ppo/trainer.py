@@ -15,11 +15,13 @@ state, set when a trainer is built.
 
 from __future__ import annotations
 
+import copy
 import csv
 import logging
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +33,9 @@ from blot_env.actions import ActionLayout, layout_for
 from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
-from .config import TrainConfig, config_from_dict
-from .network import ActorCritic, initial_policy_bias
-from .rollout import OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder
+from .config import TrainConfig, config_from_saved
+from .network import ActorCritic, action_groups, initial_policy_bias
+from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder, privileged_size
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +60,34 @@ def configure_torch(threads: int, deterministic: bool) -> None:
     torch.use_deterministic_algorithms(deterministic)
 
 
-def build_policy(cfg: TrainConfig, obs_dim: int, layout: ActionLayout) -> ActorCritic:
-    """A freshly initialised policy; the init draws from a private torch RNG seeded by ``cfg.seed``."""
+Evaluator = Callable[[Any], dict[str, float]]
+"""``evaluator(agent) -> {metric: value}``: the periodic evaluation of the greedy policy (an agent
+with ``act(view, rng)``); :func:`agents.ppo.build.build_trainer` makes one from ``cfg.eval``."""
+
+
+def resolve_device(name: str) -> torch.device:
+    """``cpu``, ``cuda`` or ``auto`` (CUDA when torch sees a GPU) as a torch device.
+
+    Raises:
+        ConfigError: ``cuda`` asked for but torch sees no GPU.
+    """
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device=cuda but torch sees no CUDA device (torch.cuda.is_available() is False); "
+                          "use device=cpu or auto")
+    return torch.device(name)
+
+
+def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorCritic:
+    """A freshly initialised policy for ``encoder`` (its size and ``quantum``) and ``layout``; the
+    init draws from a private torch RNG seeded by ``cfg.seed``."""
     bias = initial_policy_bias(layout, cfg.network.policy_bias_init)
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(cfg.seed)
-        return ActorCritic(obs_dim, layout.num_actions, cfg.network, policy_bias=bias)
+        return ActorCritic(encoder.size, layout.num_actions, cfg.network, policy_bias=bias,
+                           obs_quantum=torch.from_numpy(encoder.quantum), groups=action_groups(layout),
+                           privileged_dim=privileged_size(encoder.cfg))
 
 
 class PPOTrainer:
@@ -75,20 +99,35 @@ class PPOTrainer:
             (None: nothing is written).
         resume: continue from ``out_dir/checkpoint.pt`` (ConfigError if it is missing or was
             written for a different preset, observation kind or network).
+        agent_factory: builds the pool's baseline agents and the cloning teacher
+            (``agents.registry.make_agent``); needed when the config names any.
+        evaluator: the periodic evaluation (``eval.every > 0``); needed when it is on.
+
+    :func:`agents.ppo.build.build_trainer` passes both from the registry and the arena.
     """
 
-    def __init__(self, cfg: TrainConfig, out_dir: str | Path | None = None, resume: bool = False):
+    def __init__(self, cfg: TrainConfig, out_dir: str | Path | None = None, resume: bool = False,
+                 agent_factory: AgentFactory | None = None, evaluator: Evaluator | None = None):
         self.cfg = cfg
         configure_torch(cfg.torch_threads, cfg.deterministic)
+        self.device = resolve_device(cfg.device)
+        if cfg.eval.every and evaluator is None:
+            raise ConfigError("eval.every > 0 needs an evaluator (build the trainer with "
+                              "agents.ppo.build.build_trainer, or set eval.every=0)")
+        if cfg.pretrain.agent and agent_factory is None:
+            raise ConfigError("pretrain.agent needs an agent factory (agents.ppo.build.build_trainer)")
+        self.agent_factory = agent_factory
+        self.evaluator = evaluator
         self.rules = make_rules(cfg.preset)
         self.encoder = make_encoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
-        self.policy = build_policy(cfg, self.encoder.size, layout_for(self.rules))
+        self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
         self.rng = np.random.default_rng(cfg.seed)
-        self.gen = torch.Generator().manual_seed(cfg.seed)
-        self.pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed)
-        self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool)
+        self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
+        self.pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, agent_factory)
+        self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool,
+                                          privileged=self.policy.privileged, device=self.device)
         self.update_no = 0
         self.global_step = 0
         self.env_steps = 0
@@ -174,7 +213,8 @@ class PPOTrainer:
 
         t0 = time.perf_counter()
         self.pretrain_metrics = behaviour_clone(self.policy, self.rules, self.encoder, self.cfg.pretrain,
-                                                self.cfg.rollout.num_envs, self.cfg.rollout.reward_scale, self.rng)
+                                                self.cfg.rollout.num_envs, self.cfg.rollout.reward_scale, self.rng,
+                                                self.agent_factory, self.device)
         self.wall_time += time.perf_counter() - t0
         log.info("pretrain: %s", self.pretrain_metrics)
         if self.out_dir:
@@ -226,13 +266,15 @@ class PPOTrainer:
     def _update(self, ro: Rollout, adv: np.ndarray, ret: np.ndarray) -> dict[str, float]:
         p = self.cfg.ppo
         T = len(ro)
-        obs = torch.from_numpy(ro.obs)
-        masks = torch.from_numpy(ro.masks)
-        actions = torch.from_numpy(ro.actions)
-        old_logp = torch.from_numpy(ro.logprobs)
-        old_v = torch.from_numpy(ro.values)
-        b_adv = torch.from_numpy(adv)
-        b_ret = torch.from_numpy(ret)
+        dev = self.device
+        obs = torch.from_numpy(ro.obs).to(dev)
+        masks = torch.from_numpy(ro.masks).to(dev)
+        priv = torch.from_numpy(ro.privileged).to(dev) if ro.privileged is not None else None
+        actions = torch.from_numpy(ro.actions).to(dev)
+        old_logp = torch.from_numpy(ro.logprobs).to(dev)
+        old_v = torch.from_numpy(ro.values).to(dev)
+        b_adv = torch.from_numpy(adv).to(dev)
+        b_ret = torch.from_numpy(ret).to(dev)
         mb_size = max(1, math.ceil(T / p.num_minibatches))
         sums: dict[str, float] = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
                                   "old_approx_kl": 0.0, "clipfrac": 0.0, "grad_norm": 0.0}
@@ -242,13 +284,12 @@ class PPOTrainer:
         self.policy.train()
         for _ in range(p.update_epochs):
             epochs += 1
-            perm = torch.from_numpy(self.rng.permutation(T))
+            perm = torch.from_numpy(self.rng.permutation(T)).to(dev)
             kls = []
             for start in range(0, T, mb_size):
                 idx = perm[start:start + mb_size]
-                dist, new_v = self.policy.dist(obs[idx], masks[idx])
-                new_logp = dist.log_prob(actions[idx])
-                entropy = dist.entropy()
+                new_logp, entropy, new_v = self.policy.policy_terms(
+                    obs[idx], masks[idx], actions[idx], None if priv is None else priv[idx])
                 logratio = new_logp - old_logp[idx]
                 ratio = logratio.exp()
                 with torch.no_grad():
@@ -295,14 +336,12 @@ class PPOTrainer:
         Uses its own seeds, so it never changes the training streams. Returns
         ``eval_<opp>_mean/lo/hi`` (mean board score per deal and its 95% CI, score-sheet units).
         """
-        from .agent import PPOAgent, duplicate_score
+        from .agent import PPOAgent
 
-        agent = PPOAgent(self.policy, self.encoder, greedy=True)
-        out = {}
-        for opp in self.cfg.eval.opponents:
-            mean, lo, hi = duplicate_score(agent, opp, self.rules, self.cfg.eval.boards, self.cfg.eval.seed,
-                                           self.cfg.eval.split)
-            out.update({f"eval_{opp}_mean": mean, f"eval_{opp}_lo": lo, f"eval_{opp}_hi": hi})
+        was = next(self.policy.parameters()).device
+        agent = PPOAgent(copy.deepcopy(self.policy).to("cpu"), self.encoder, greedy=True)
+        out = self.evaluator(agent)
+        self.policy.to(was)
         log.info("update %d eval: %s", self.update_no, out)
         return out
 
@@ -337,10 +376,10 @@ class PPOTrainer:
         Raises:
             ConfigError: wrong format, or a preset / observation / network that differs from this run's.
         """
-        ck = torch.load(path, map_location="cpu", weights_only=True)
+        ck = torch.load(path, map_location=self.device, weights_only=True)
         if ck.get("format") != CHECKPOINT_FORMAT:
             raise ConfigError(f"{path}: not a {CHECKPOINT_FORMAT} file")
-        old = config_from_dict(ck["config"])
+        old = config_from_saved(ck["config"])
         for key in ("preset", "obs_kind", "network"):
             if getattr(old, key) != getattr(self.cfg, key):
                 raise ConfigError(f"{path}: checkpoint {key}={getattr(old, key)!r} differs from the run's "
@@ -348,7 +387,7 @@ class PPOTrainer:
         self.policy.load_state_dict(ck["policy"])
         self.optimizer.load_state_dict(ck["optimizer"])
         self.rng.bit_generator.state = ck["rng"]["numpy"]
-        self.gen.set_state(ck["rng"]["torch_sample"])
+        self.gen.set_state(ck["rng"]["torch_sample"].cpu() if self.device.type == "cpu" else ck["rng"]["torch_sample"])
         c = ck["counters"]
         self.update_no, self.global_step = int(c["update"]), int(c["global_step"])
         self.env_steps, self.deals, self.wall_time = int(c["env_steps"]), int(c["deals"]), float(c["wall_time"])
@@ -381,7 +420,7 @@ def save_policy(policy: ActorCritic, cfg: TrainConfig, path: str | Path, meta: d
     """Write the actor weights (no critic, no optimizer) and the config needed to rebuild the agent."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    actor = {k: v.detach().clone() for k, v in policy.state_dict().items()
+    actor = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()
              if k.startswith(("actor_trunk.", "policy_head."))}
     data = {"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
             "num_actions": policy.num_actions, "policy": actor, "meta": dict(meta or {})}

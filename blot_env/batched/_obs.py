@@ -44,6 +44,7 @@ from ._layout import (
     HAS_DECL,
     HIGH_CALL,
     HIGH_SEAT,
+    K_N,
     LAST_CALL,
     LEADER,
     NCALLS,
@@ -75,8 +76,8 @@ from ._layout import (
  O_AUCTION, O_PASSES, T_GRID_W, O_LAST_CALL, T_CALL_W, O_HIGH, O_HIGH_SEAT, O_DOUBLE,
  O_C_STRAIN, O_C_VALUE, O_C_KIND, O_C_SEAT, O_SEQ, O_LEADER, O_TRICK_NO, O_TRICKS, O_POINTS,
  O_ANNOUNCED, O_CLAIM_CLS, O_SHOW_VALUE, T_N_EVENTS, O_EVENTS, O_CONCEDED, O_DECIDED, O_DECL_LEADER,
- O_HIDDEN, O_PHASE, O_TO_ACT, O_STEP, O_DEALER, T_HIGH_SIZE) = range(48)
-NTI = 48
+ O_HIDDEN, O_PHASE, O_TO_ACT, O_STEP, O_DEALER, T_HIGH_SIZE, T_QUANT) = range(49)
+NTI = 49
 
 _PIECE_OFF = {
     "hand": O_HAND, "played": O_PLAYED, "trick": O_TRICK, "shown": O_SHOWN, "own_claim_cards": O_OWN_CLAIM,
@@ -95,8 +96,12 @@ MAXF = 3
 """Most (index, value) features of one auction call (kind, value, strain / kind, keep, strain)."""
 
 
-def obs_tables(cfg: RulesConfig, kind: str = "observation"):
+def obs_tables(cfg: RulesConfig, kind: str = "observation", quantized: bool = False):
     """The encoder of ``(cfg, kind)`` (``match=False``) as arrays for the compiled functions.
+
+    With ``quantized=True`` the compiled encoder writes, into a ``uint8`` buffer, the integer
+    numerator ``round(value / quantum)`` of every entry instead of its ``float32`` value
+    (``ObservationEncoder.quantum``; ``ti[T_QUANT] = 1`` and ``cf_val`` holds numerators).
 
     Returns ``(ti, cf_idx, cf_val, grid, hpos)``:
 
@@ -104,7 +109,7 @@ def obs_tables(cfg: RulesConfig, kind: str = "observation"):
       (``T_INFO`` information_state, ``T_DECL`` manual or announce, ``T_MANUAL``, ``T_OPEN``,
       ``T_DUEL``), sizes (``T_N`` players, ``T_D`` = D, ``T_NUM_TRICKS``, ``T_VALUE_SCALE`` (an
       integer), ``T_GRID_W`` auction-grid width, ``T_CALL_W`` last-call width, ``T_N_EVENTS``,
-      ``T_HIGH_SIZE`` the standing-bid piece's size)
+      ``T_HIGH_SIZE`` the standing-bid piece's size, ``T_QUANT`` 1 for the quantized encoding)
       and the offset of every piece (``O_*``; -1 when the piece is absent).
     - ``cf_idx``: ``int64[A, MAXF]``, per action id the feature indices (within one relative
       seat's ``last_call`` slot) of that call, -1 pad; ``cf_val``: ``float32[A, MAXF]`` their values.
@@ -136,6 +141,7 @@ def obs_tables(cfg: RulesConfig, kind: str = "observation"):
         ti[_PIECE_OFF[p.name]] = p.offset
     ti[T_CALL_W] = enc._call_feat_size
     ti[T_N_EVENTS] = getattr(enc, "n_events", 0)
+    ti[T_QUANT] = int(bool(quantized))
     cf_idx = np.full((A, MAXF), -1, dtype=np.int64)
     cf_val = np.zeros((A, MAXF), dtype=np.float32)
     for a, feats in enc._call_feats.items():
@@ -143,7 +149,7 @@ def obs_tables(cfg: RulesConfig, kind: str = "observation"):
             raise ValueError(f"call {a} has {len(feats)} features > {MAXF}")
         for j, (i, v) in enumerate(feats):
             cf_idx[a, j] = i
-            cf_val[a, j] = v
+            cf_val[a, j] = round(v * enc.value_scale) if quantized and i == len(enc._call_kinds) else v
     grid = np.full(A, -1, dtype=np.int64)
     if enc.kind == "information_state":
         for a, g in enc._grid_ids.items():
@@ -171,6 +177,12 @@ def _bits(m, out, off):
         low = m & -m
         out[off + _DEBRUIJN[((low * 0x077CB531) & 0xFFFFFFFF) >> 27]] = 1.0
         m ^= low
+
+
+@jit_inline
+def _q(num, den, quant):
+    """An entry ``num / den`` of the float encoding, or its numerator ``num`` in the quantized one."""
+    return float(num) if quant else num / den
 
 
 @jit
@@ -202,6 +214,7 @@ def encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
 def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     """The body of :func:`encode_row` on a zeroed ``out``; returns the standing-bid position set (-1: none)."""
     n = ti[T_N]
+    quant = ti[T_QUANT] != 0
     nm = n - 1  # n is 2 or 4: (x & nm) == x % n, negative x included
     info = ti[T_INFO] != 0
     decl = ti[T_DECL] != 0
@@ -217,7 +230,7 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
             _bits(fu, out, o_fu + r * 32)
             if s == seat:
                 _bits(fu, out, ti[O_HAND])
-            out[o_hid + r] = _popcount(fd) / 8.0
+            out[o_hid + r] = _q(_popcount(fd), 8.0, quant)
     else:
         _bits(S[b, HANDS + seat], out, ti[O_HAND])
     # ---- plays
@@ -258,7 +271,8 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
             out[ti[O_CLAIM_CLS] + cls] = 1.0
         if S[b, SHOW_N + seat] > 0:
             _bits(S[b, SHOW_MASK + seat], out, ti[O_OWN_SHOW])
-            out[ti[O_SHOW_VALUE]] = S[b, SHOW_VALUE + seat] / 100.0
+            sv = S[b, SHOW_VALUE + seat]
+            out[ti[O_SHOW_VALUE]] = float(sv // 10) if quant else sv / 100.0  # values are multiples of 10
     # ---- duel: the turned card, public from the deal on
     if ti[T_DUEL] != 0 and S[b, NSTOCK] > 0:
         out[ti[O_OPEN_CARD] + S[b, STOCK]] = 1.0
@@ -294,11 +308,11 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
                     high = a
                     high_seat = s
         o_p = ti[O_PASSES]
-        out[o_p] = p0 / 10.0
-        out[o_p + 1] = p1 / 10.0
+        out[o_p] = _q(p0, 10.0, quant)
+        out[o_p + 1] = _q(p1, 10.0, quant)
         if n > 2:
-            out[o_p + 2] = p2 / 10.0
-            out[o_p + 3] = p3 / 10.0
+            out[o_p + 2] = _q(p2, 10.0, quant)
+            out[o_p + 3] = _q(p3, 10.0, quant)
     else:
         # seats call in turn, so the last call of each seat is among the last n calls
         l0 = -1
@@ -341,7 +355,7 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     if cseat >= 0:
         out[ti[O_DOUBLE] + S[b, C_DOUBLE]] = 1.0
         out[ti[O_C_STRAIN] + S[b, C_STRAIN]] = 1.0
-        out[ti[O_C_VALUE]] = S[b, C_VALUE] / float(ti[T_VALUE_SCALE])
+        out[ti[O_C_VALUE]] = _q(S[b, C_VALUE], float(ti[T_VALUE_SCALE]), quant)
         out[ti[O_C_KIND] + S[b, C_KIND]] = 1.0
         out[ti[O_C_SEAT] + ((cseat - seat) & nm)] = 1.0
     else:
@@ -362,11 +376,11 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
             tw0 += S[b, TRICKS + s]
             pw0 += S[b, POINTS + s]
     o = ti[O_TRICKS]
-    out[o] = tw0 / float(nt)
-    out[o + 1] = tw1 / float(nt)
+    out[o] = _q(tw0, float(nt), quant)
+    out[o + 1] = _q(tw1, float(nt), quant)
     o = ti[O_POINTS]
-    out[o] = pw0 / 162.0
-    out[o + 1] = pw1 / 162.0
+    out[o] = _q(pw0, 162.0, quant)
+    out[o + 1] = _q(pw1, 162.0, quant)
     # ---- declarations (public protocol)
     to_act = current_seat(S, b, K)
     if decl:
@@ -411,6 +425,29 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
 
 
 @jit
+def privileged_rows(S, rows, seats, K, out2d):
+    """Write the privileged (hidden) features of each ``rows[i]`` for ``seats[i]`` into ``out2d[i]``.
+
+    ``out2d``: ``uint8[len(rows), P]`` with ``P = 32 * n + 32``: for each relative seat
+    ``r = 0..n-1`` the 32-card mask of the cards seat ``(seat + r) % n`` holds now, then the
+    cards still in the stock. Hidden information: for a critic during training only.
+    """
+    n = K[K_N]
+    for i in range(rows.shape[0]):
+        b = rows[i]
+        seat = seats[i]
+        out = out2d[i]
+        for j in range(out.shape[0]):
+            out[j] = 0
+        if seat < 0:
+            continue
+        for r in range(n):
+            _bits(S[b, HANDS + (seat + r) % n], out, r * 32)
+        for k in range(S[b, NSTOCK]):
+            out[n * 32 + S[b, STOCK + k]] = 1
+
+
+@jit
 def encode_batch(S, seats, K, ti, cf_idx, cf_val, grid, hpos, out2d):
     """Encode every row: ``out2d[b] = encode_row(S, b, ..., seats[b])``.
 
@@ -421,4 +458,4 @@ def encode_batch(S, seats, K, ti, cf_idx, cf_val, grid, hpos, out2d):
         encode_row(S, b, K, ti, cf_idx, cf_val, grid, hpos, seats[b], out2d[b])
 
 
-__all__ = ["NTI", "encode_batch", "encode_row", "obs_tables"]
+__all__ = ["NTI", "encode_batch", "encode_row", "obs_tables", "privileged_rows"]

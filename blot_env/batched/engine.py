@@ -40,6 +40,8 @@ from ._jit import jit, jit_inline, stack_array
 from .convert import result_from_array, to_state
 
 _U = nb.uint64
+OBS_DTYPES = ("float32", "uint8")
+"""Observation buffer dtypes of :class:`BatchedEngine` (``obs_dtype``)."""
 
 
 class BatchStep(NamedTuple):
@@ -50,7 +52,9 @@ class BatchStep(NamedTuple):
     """
 
     obs: np.ndarray
-    """``float32[B, D]``: the acting seat's observation (the AEC env's ``observation``)."""
+    """``float32[B, D]``: the acting seat's observation (the AEC env's ``observation``); with
+    ``obs_dtype="uint8"`` its integer numerators ``uint8[B, D]`` (value = numerator times
+    ``ObservationEncoder.quantum``)."""
     action_mask: np.ndarray
     """``int8[B, A]``: legal actions of the acting seat (never all zero, see the module doc)."""
     seat: np.ndarray
@@ -211,6 +215,10 @@ class BatchedEngine:
         num_envs: B, rows in the batch (1..8192 is the tested range; any positive int works).
         obs_kind: ``"observation"`` or ``"information_state"`` (:mod:`blot_env.observation`;
             the same layout and values as the AEC env, episode ``"deal"``).
+        obs_dtype: ``"float32"`` (the env's values) or ``"uint8"``: the same observation as
+            integer numerators, a quarter of the memory (value = numerator times
+            :attr:`~blot_env.observation.ObservationEncoder.quantum`, exact; for learners that
+            turn it into floats themselves).
         seed: seed of the deal generator (see the module doc); ``None`` draws one.
         autoreset: finished rows start their next deal in the same step (see module doc).
         reward_scale: multiplies the per-deal rewards.
@@ -226,7 +234,7 @@ class BatchedEngine:
 
     def __init__(self, preset: str = "bazar", num_envs: int = 1024, obs_kind: str = "observation",
                  seed: int | None = 0, autoreset: bool = True, reward_scale: float = 1.0,
-                 rules: RulesConfig | None = None, **overrides) -> None:
+                 rules: RulesConfig | None = None, obs_dtype: str = "float32", **overrides) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
         if rules is not None and not isinstance(rules, RulesConfig):
@@ -250,14 +258,18 @@ class BatchedEngine:
         self.obs_kind = obs_kind
         self._K = L.knobs(self.cfg)
         self._tables = L.action_tables(self.cfg)
-        self._otabs = _obs.obs_tables(self.cfg, obs_kind)
+        if obs_dtype not in OBS_DTYPES:
+            raise ValueError(f"obs_dtype must be one of {OBS_DTYPES}, got {obs_dtype!r}")
+        self.obs_dtype = obs_dtype
+        self._otabs = _obs.obs_tables(self.cfg, obs_kind, quantized=obs_dtype == "uint8")
         self.obs_size = D = int(self._otabs[0][_obs.T_D])
         self.autoreset = bool(autoreset)
         self.reward_scale = float(reward_scale)
         self._deck = np.array(cards_of(deck_mask(self.cfg)), dtype=np.int64)
         self.S = np.zeros((B, L.ROW), dtype=np.int64)
         self._deal_no = np.zeros(B, dtype=np.int64)
-        self._obs = np.zeros((B, D), dtype=np.float32)
+        self._obs = np.zeros((B, D), dtype=np.dtype(obs_dtype))
+        self.privileged_size = 32 * n + 32
         # the mask buffer is padded to a multiple of 8 columns so the sampler reads it by words;
         # the compiled code gets the whole (C-contiguous) buffer, callers the first A columns
         self._mask_full = np.zeros((B, (A + 7) // 8 * 8), dtype=np.int8)
@@ -366,6 +378,30 @@ class BatchedEngine:
         _sample_legal(self._mask_full.view(np.uint64), key, self._actions)
         return self._actions
 
+    def privileged(self, rows: ArrayLike | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """``uint8[len(rows), P]``: what the acting seat of each row cannot see (P =
+        ``privileged_size`` = 32 n + 32), egocentric: for each relative seat ``r`` the cards seat
+        ``(seat + r) % n`` holds now (``r = 0`` is the acting seat's own hand), then the cards
+        still in the stock. Zeros for idle rows.
+
+        **Hidden information**, for a critic that sees all hands during training (the
+        "perfect-training, imperfect-execution" scheme); a policy must never read it.
+
+        Args:
+            rows: row indices (default: all rows, in order).
+            out: optional ``uint8[len(rows), P]`` buffer to write into.
+
+        Raises:
+            ValueError: bad ``rows`` or an ``out`` of the wrong shape or dtype.
+        """
+        r = np.arange(self.num_envs) if rows is None else self._rows_any(rows)
+        if out is None:
+            out = np.zeros((r.size, self.privileged_size), dtype=np.uint8)
+        elif out.shape != (r.size, self.privileged_size) or out.dtype != np.uint8:
+            raise ValueError(f"out must be uint8[{r.size}, {self.privileged_size}], got {out.dtype}{list(out.shape)}")
+        _obs.privileged_rows(self.S, r, self._seat[r], self._K, out)
+        return out
+
     def state(self, row: int) -> State:
         """The reference :class:`~blot_env.state.State` of a row (for Python agents and tests).
 
@@ -393,6 +429,16 @@ class BatchedEngine:
             raise ValueError(f"rows must lie in 0..{self.num_envs - 1}, got {r.min()}..{r.max()}")
         if np.unique(r).size != r.size:
             raise ValueError("rows must be distinct")
+        return r
+
+    def _rows_any(self, rows: ArrayLike) -> np.ndarray:
+        """Row indices in ``0..B-1``, repeats allowed (read-only uses)."""
+        r = np.asarray(rows).reshape(-1)
+        if r.size and r.dtype.kind not in "iu":
+            raise ValueError(f"rows must be integer row indices, got dtype {r.dtype}")
+        r = r.astype(np.int64)
+        if r.size and (r.min() < 0 or r.max() >= self.num_envs):
+            raise ValueError(f"rows must lie in 0..{self.num_envs - 1}, got {r.min()}..{r.max()}")
         return r
 
     def _row(self, row: int) -> int:

@@ -1,0 +1,55 @@
+"""Wiring of the trainer: the agent registry and the duplicate arena plugged into :class:`PPOTrainer`.
+
+The trainer core (``rollout``, ``trainer``, ``pretrain``) imports no registry and no arena; it
+receives an agent factory (pool baselines, the cloning teacher) and an evaluator (the periodic
+evaluation) from here, so the import graph of ``agents`` has no circle (registry -> ppo.agent,
+arena -> registry, build -> registry, arena, trainer).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..arena import evaluate, load_suite
+from ..registry import make_agent
+from .config import EvalConfig, TrainConfig
+from .trainer import Evaluator, PPOTrainer
+
+
+def make_evaluator(cfg: EvalConfig, preset: str) -> Evaluator:
+    """The periodic evaluation of ``cfg``: the greedy policy against each of ``cfg.opponents`` on
+    the first ``cfg.boards`` boards of the preset's frozen ``cfg.split`` suite (docs/evaluation.md).
+
+    The returned callable maps an agent to ``{"eval_<opp>_mean", "eval_<opp>_lo", "eval_<opp>_hi"}``:
+    the mean board score per deal and its 95% CI (score-sheet units, candidate minus opponent).
+    """
+    from blot_env.rules_config import make_rules
+
+    rules = make_rules(preset)
+    deals = load_suite(preset, cfg.split)[:cfg.boards]
+
+    def evaluator(agent: Any) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for opp in cfg.opponents:
+            m = evaluate(agent, opp, rules, deals, seed=cfg.seed).metrics
+            lo, hi = m["ci95"]
+            out.update({f"eval_{opp}_mean": float(m["mean_board_score"]), f"eval_{opp}_lo": float(lo),
+                        f"eval_{opp}_hi": float(hi)})
+        return out
+
+    return evaluator
+
+
+def build_trainer(cfg: TrainConfig, out_dir: str | Path | None = None, resume: bool = False) -> PPOTrainer:
+    """A :class:`PPOTrainer` for ``cfg`` with the registry's agents (``agents.registry.make_agent``)
+    as pool baselines and cloning teacher, and :func:`make_evaluator` when ``cfg.eval.every > 0``.
+
+    Raises:
+        ConfigError: a bad config, an unknown agent name, or a checkpoint that does not fit.
+    """
+    evaluator = make_evaluator(cfg.eval, cfg.preset) if cfg.eval.every else None
+    return PPOTrainer(cfg, out_dir, resume=resume, agent_factory=make_agent, evaluator=evaluator)
+
+
+__all__ = ["build_trainer", "make_evaluator"]
