@@ -310,3 +310,32 @@ def test_behaviour_cloning_warm_start(tmp_path):
     assert rows[0]["pg_loss"] == rows[0]["pg_loss"]  # critic-only warm-up update still logs the policy loss
     resumed = build_trainer(cfg, tmp_path, resume=True)
     assert resumed.pretrain_metrics == m  # not cloned again on resume
+
+
+@pytest.mark.parametrize("overrides", [["rollout.overlap=true"],
+                                       ["network.critic=privileged", "network.input_layer=dense"]])
+def test_exact_resume_variants(tmp_path, overrides):
+    """Exact resume with collection in a worker process (the rollout in flight at a checkpoint is
+    collected again from its saved parameters and streams), and with a privileged critic."""
+    cfg = apply_overrides(load_config(TINY), ["total_steps=100000", *overrides])
+    straight = build_trainer(cfg, tmp_path / "a")
+    straight.train(max_updates=4)
+    first = build_trainer(cfg, tmp_path / "b")
+    first.train(max_updates=2)
+    resumed = build_trainer(cfg, tmp_path / "b", resume=True)
+    resumed.train(max_updates=2)
+    assert resumed.global_step == straight.global_step and resumed.deals == straight.deals
+    for a, b in zip(_params(straight), _params(resumed)):
+        assert torch.equal(a, b)
+
+
+def test_overlap_trains_on_lagged_rollouts(tmp_path):
+    """With rollout.overlap the worker collects while the trainer updates: training moves the
+    parameters and the worker is stopped when ``train`` returns."""
+    cfg = apply_overrides(load_config(TINY), ["total_steps=100000", "rollout.overlap=true", "pool.opponent_prob=0"])
+    trainer = build_trainer(cfg, None)
+    before = _params(trainer)
+    rows = trainer.train(max_updates=3)
+    assert len(rows) == 3 and all(math.isfinite(r["pg_loss"]) for r in rows)
+    assert any(not torch.equal(a, b) for a, b in zip(before, _params(trainer)))
+    assert trainer._async is None  # the worker is stopped when train() returns

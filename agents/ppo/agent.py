@@ -20,8 +20,8 @@ from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
 from .config import TrainConfig, config_from_saved
-from .network import ActorCritic, action_groups
-from .rollout import make_encoder, privileged_size
+from .network import ActorCritic, action_groups, privileged_size
+from .rollout import make_encoder
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 #: names that resolve to policies shipped in agents/data/
@@ -92,7 +92,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
         raise ConfigError(f"{path}: trained for obs size {data['obs_dim']} and {data['num_actions']} actions "
                           f"(preset {cfg.preset!r}); rules {rules.preset!r} give {encoder.size} and {num_actions}")
     net = ActorCritic(encoder.size, num_actions, cfg.network, obs_quantum=torch.from_numpy(encoder.quantum),
-                      groups=action_groups(layout_for(rules)), privileged_dim=privileged_size(rules))
+                      groups=action_groups(layout_for(rules)), privileged_dim=privileged_size(rules.num_players))
     missing, unexpected = net.load_state_dict(data["policy"], strict=False)
     bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
     if bad:

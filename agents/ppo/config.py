@@ -136,6 +136,9 @@ class RolloutConfig:
     """Clip the scaled deal reward to +-this (0: no clipping)."""
     skip_forced: bool = True
     """Play decisions with a single legal action without the policy and keep them out of the batch."""
+    overlap: bool = False
+    """Collect in a worker process while the update runs (two cores; each rollout is collected
+    by the policy of one update earlier, agents/ppo/async_rollout.py). Exact resume holds."""
     engine: str = "batched"
     """Deal stepping: "batched" (the compiled ``blot_env.batched`` engine) or "reference"
     (the Python reference engine, one state per env; same rules, slower)."""

@@ -26,6 +26,7 @@ import contextlib
 import itertools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 from torch import Tensor, nn
@@ -33,7 +34,7 @@ from torch.nn import functional as F
 
 from blot_env.actions import ActionLayout
 
-from .config import NetworkConfig
+from .config import NetworkConfig, TrainConfig
 from .distributions import MASK_LOGIT, MaskedCategorical
 from .sparse import SparseInput, SparseLinear
 
@@ -248,6 +249,23 @@ class ActorCritic(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
+def privileged_size(num_players: int) -> int:
+    """P, the size of the privileged critic features (``BatchedEngine.privileged``): 32 cards per
+    seat, then the stock."""
+    return 32 * num_players + 32
+
+
+def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorCritic:
+    """A freshly initialised policy for ``encoder`` (its size and ``quantum``) and ``layout``; the
+    init draws from a private torch RNG seeded by ``cfg.seed``."""
+    bias = initial_policy_bias(layout, cfg.network.policy_bias_init)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(cfg.seed)
+        return ActorCritic(encoder.size, layout.num_actions, cfg.network, policy_bias=bias,
+                           obs_quantum=torch.from_numpy(encoder.quantum), groups=action_groups(layout),
+                           privileged_dim=privileged_size(encoder.cfg.num_players))
+
+
 def block_uniform_bias(layout: ActionLayout) -> Tensor:
     """``float32[A]``: ``-log(block size)`` per action id, so equal logits elsewhere give each
     layout block (PASS, BID, CONTRA, PLAY, ...) the same total probability among legal blocks."""
@@ -292,4 +310,4 @@ def initial_policy_bias(layout: ActionLayout, kind: str) -> Tensor | None:
 
 
 __all__ = ["AUCTION_BLOCKS", "ActorCritic", "action_groups", "auction_prior_bias", "block_uniform_bias",
-           "initial_policy_bias", "layer_init"]
+           "build_policy", "initial_policy_bias", "layer_init", "privileged_size"]

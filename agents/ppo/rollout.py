@@ -40,7 +40,7 @@ from blot_env.view import SeatView, seat_view
 
 from ..base import reset_agent
 from .config import PoolConfig, RolloutConfig
-from .network import ActorCritic
+from .network import ActorCritic, privileged_size
 
 LEARNER = -1
 """Controller id of the learning policy in a deal's per-seat controller array."""
@@ -56,16 +56,11 @@ def make_encoder(rules: RulesConfig, kind: str):
     return ObservationEncoder(rules, kind)
 
 
-def privileged_size(rules: RulesConfig) -> int:
-    """P of the privileged critic features: 32 cards per seat plus the stock."""
-    return 32 * rules.num_players + 32
-
-
 def privileged_of_state(state: State, seat: int) -> np.ndarray:
     """``uint8[P]``: the reference twin of ``BatchedEngine.privileged`` for one state: the cards
     each relative seat holds now (seat ``(seat + r) % n`` at ``32 r``), then the stock."""
     n = state.cfg.num_players
-    out = np.zeros(privileged_size(state.cfg), dtype=np.uint8)
+    out = np.zeros(privileged_size(state.cfg.num_players), dtype=np.uint8)
     for r in range(n):
         m = state.hands[(seat + r) % n]
         out[32 * r:32 * r + 32] = (m >> np.arange(32)) & 1
@@ -171,7 +166,7 @@ class EngineVector:
     def privileged(self, envs: np.ndarray) -> np.ndarray:
         """``uint8[len(envs), P]`` hidden features of the acting seats (see :func:`privileged_of_state`)."""
         return np.stack([privileged_of_state(self.states[e], int(self.seat[e])) for e in envs]) if len(envs) else \
-            np.zeros((0, privileged_size(self.rules)), np.uint8)
+            np.zeros((0, privileged_size(self.rules.num_players)), np.uint8)
 
 
 class BatchedVector:
@@ -546,10 +541,15 @@ class RolloutCollector:
             rewards=rew.a[:T].copy(),
             dones=done.a[:T].copy(),
             next_idx=nxt.a[:T].copy(),
-            privileged=(np.concatenate(priv_l) if priv_l else np.zeros((0, privileged_size(self.rules)), np.uint8))
-            if self.privileged else None,
+            privileged=self._stack_privileged(priv_l) if self.privileged else None,
             stats=stats,
         )
+
+
+    def _stack_privileged(self, parts: list[np.ndarray]) -> np.ndarray:
+        if parts:
+            return np.concatenate(parts)
+        return np.zeros((0, privileged_size(self.rules.num_players)), np.uint8)
 
 
 # --------------------------------------------------------------------------- GAE
@@ -631,5 +631,4 @@ __all__ = [
     "compute_gae",
     "make_encoder",
     "privileged_of_state",
-    "privileged_size",
 ]

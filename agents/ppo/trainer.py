@@ -29,13 +29,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from blot_env.actions import ActionLayout, layout_for
+from blot_env.actions import layout_for
 from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
+from .async_rollout import AsyncCollector, Submission
 from .config import TrainConfig, config_from_saved
-from .network import ActorCritic, action_groups, initial_policy_bias
-from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder, privileged_size
+from .network import ActorCritic, build_policy
+from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder
 
 log = logging.getLogger(__name__)
 
@@ -79,17 +80,6 @@ def resolve_device(name: str) -> torch.device:
     return torch.device(name)
 
 
-def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorCritic:
-    """A freshly initialised policy for ``encoder`` (its size and ``quantum``) and ``layout``; the
-    init draws from a private torch RNG seeded by ``cfg.seed``."""
-    bias = initial_policy_bias(layout, cfg.network.policy_bias_init)
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(cfg.seed)
-        return ActorCritic(encoder.size, layout.num_actions, cfg.network, policy_bias=bias,
-                           obs_quantum=torch.from_numpy(encoder.quantum), groups=action_groups(layout),
-                           privileged_dim=privileged_size(encoder.cfg))
-
-
 class PPOTrainer:
     """Trains one shared policy by self-play against itself and an opponent pool.
 
@@ -126,8 +116,17 @@ class PPOTrainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
         self.pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, agent_factory)
-        self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool,
-                                          privileged=self.policy.privileged, device=self.device)
+        self.overlap = cfg.rollout.overlap
+        if self.overlap:
+            # the worker's streams: seeded apart from the update's, states kept here (checkpointed)
+            self.collector = None
+            self._async: AsyncCollector | None = None
+            self._col_rng_state = np.random.default_rng([cfg.seed, 1]).bit_generator.state
+            self._col_gen_state = torch.Generator().manual_seed(cfg.seed + 1).get_state()
+            self._inflight: Submission | None = None
+        else:
+            self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool,
+                                              privileged=self.policy.privileged, device=self.device)
         self.update_no = 0
         self.global_step = 0
         self.env_steps = 0
@@ -200,6 +199,7 @@ class PPOTrainer:
                 self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
                 self.export_policy(self.out_dir / POLICY_NAME)
         finally:
+            self.close()
             bar.close()
             if logger:
                 logger.close()
@@ -229,7 +229,7 @@ class PPOTrainer:
         lr = cfg.ppo.learning_rate * max(frac, 0.0)
         for g in self.optimizer.param_groups:
             g["lr"] = lr
-        ro = self.collector.collect(self.policy, cfg.rollout.deals_per_rollout, self.rng, self.gen)
+        ro = self._next_rollout()
         adv, ret = compute_gae(ro.rewards, ro.values, ro.dones, cfg.ppo.gamma, cfg.ppo.gae_lambda, ro.next_idx)
         t_upd = time.perf_counter()
         metrics = self._update(ro, adv, ret)
@@ -262,6 +262,35 @@ class PPOTrainer:
         self.wall_time += time.perf_counter() - t_start
         row["wall_time"] = self.wall_time
         return row
+
+    def _submission(self) -> Submission:
+        """The next rollout's job for the worker: the current parameters, snapshots and streams."""
+        params = {k: v.detach().to("cpu", copy=True) for k, v in self.policy.state_dict().items()}
+        return Submission(self.cfg.rollout.deals_per_rollout, params, self.pool.state_dict()["snapshots"],
+                          self._col_rng_state, self._col_gen_state)
+
+    def _next_rollout(self) -> Rollout:
+        """Collect one rollout: in this process, or (``rollout.overlap``) take the worker's and
+        start the next one with the current policy before this update runs."""
+        cfg = self.cfg
+        if not self.overlap:
+            return self.collector.collect(self.policy, cfg.rollout.deals_per_rollout, self.rng, self.gen)
+        if self._async is None:
+            self._async = AsyncCollector(cfg, self.agent_factory)
+        if self._async.pending is None:
+            self._async.submit(self._inflight or self._submission())
+        ro, self._col_rng_state, self._col_gen_state = self._async.result()
+        self._inflight = None
+        if self.global_step + len(ro) < cfg.total_steps:
+            self._inflight = self._submission()
+            self._async.submit(self._inflight)
+        return ro
+
+    def close(self) -> None:
+        """Stop the collection worker, if any (``train`` calls it when it returns)."""
+        if self.overlap and self._async is not None:
+            self._async.close()
+            self._async = None
 
     def _update(self, ro: Rollout, adv: np.ndarray, ret: np.ndarray) -> dict[str, float]:
         p = self.cfg.ppo
@@ -360,7 +389,34 @@ class PPOTrainer:
                          "deals": self.deals, "wall_time": self.wall_time},
             "pretrain": dict(self.pretrain_metrics),
             "pool": self.pool.state_dict(),
+            "collector": self._collector_state() if self.overlap else None,
         }
+
+    def _collector_state(self) -> dict[str, Any]:
+        """The worker's streams and the rollout in flight (its snapshots by name, with the
+        weights of any the pool has dropped since)."""
+        out: dict[str, Any] = {"rng_state": self._col_rng_state, "gen_state": self._col_gen_state, "inflight": None}
+        if self._inflight is not None:
+            d = self._inflight.to_dict()
+            names = {n for n, _ in self.pool.state_dict()["snapshots"]}
+            d["snapshot_names"] = [n for n, _ in d["snapshots"]]
+            d["snapshots"] = [(n, sd) for n, sd in d["snapshots"] if n not in names]
+            out["inflight"] = d
+        return out
+
+    def _load_collector_state(self, st: dict[str, Any] | None) -> None:
+        if not self.overlap:
+            return
+        if st is None:
+            raise ConfigError("the checkpoint was written without rollout.overlap; resume it with overlap off")
+        self._col_rng_state, self._col_gen_state = st["rng_state"], st["gen_state"]
+        self._inflight = None
+        d = st.get("inflight")
+        if d is not None:
+            have = dict(self.pool.state_dict()["snapshots"]) | dict(d["snapshots"])
+            d = dict(d)
+            d["snapshots"] = [(n, have[n]) for n in d.pop("snapshot_names")]
+            self._inflight = Submission.from_dict(d)
 
     def save_checkpoint(self, path: str | Path) -> None:
         """Write :meth:`state_dict` atomically (temporary file, then rename)."""
@@ -393,6 +449,7 @@ class PPOTrainer:
         self.env_steps, self.deals, self.wall_time = int(c["env_steps"]), int(c["deals"]), float(c["wall_time"])
         self.pretrain_metrics = dict(ck.get("pretrain") or {})
         self.pool.load_state_dict(ck["pool"], self.policy)
+        self._load_collector_state(ck.get("collector"))
         self.policy.eval()
 
     def export_policy(self, path: str | Path) -> None:
@@ -459,7 +516,6 @@ __all__ = [
     "CORE_COLUMNS",
     "POLICY_FORMAT",
     "PPOTrainer",
-    "build_policy",
     "configure_torch",
     "save_policy",
 ]
