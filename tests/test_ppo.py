@@ -339,3 +339,57 @@ def test_overlap_trains_on_lagged_rollouts(tmp_path):
     assert len(rows) == 3 and all(math.isfinite(r["pg_loss"]) for r in rows)
     assert any(not torch.equal(a, b) for a, b in zip(before, _params(trainer)))
     assert trainer._async is None  # the worker is stopped when train() returns
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize("kind", ["empty", "garbage", "truncated"])
+def test_bad_checkpoint_files_give_clear_errors(tmp_path, kind):
+    from agents.ppo.agent import SHIPPED, resolve_policy_path
+
+    path = tmp_path / f"{kind}.pt"
+    good = resolve_policy_path(SHIPPED[0], "bazar").read_bytes()
+    path.write_bytes({"empty": b"", "garbage": b"not a checkpoint at all", "truncated": good[: len(good) // 3]}[kind])
+    with pytest.raises(ConfigError, match=rf"{kind}\.pt: .*(empty|not a readable PPO)"):
+        load_ppo_agent(path)
+    from agents.registry import make_agent
+
+    with pytest.raises(ConfigError, match=rf"{kind}\.pt"):
+        make_agent(str(path), "bazar")
+
+
+def test_config_files_and_values_name_the_problem(tmp_path):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    with pytest.raises(ConfigError, match="empty"):
+        load_config(empty)
+    listy = tmp_path / "list.yaml"
+    listy.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(listy)
+    with pytest.raises(ConfigError, match=r"rollout\.reward_scale: expected float, got 'x'"):
+        load_config(TINY, ["rollout.reward_scale=x"])
+    with pytest.raises(ConfigError, match=r"network\.critic: expected one of"):
+        load_config(TINY, ["network.critic=oracle"])
+
+
+def test_blot_train_names_the_missing_extra(monkeypatch, capsys):
+    import importlib.util
+
+    from agents.ppo import cli
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "yaml" else real(name, *a))
+    assert cli.main(["--config", str(TINY)]) == 2
+    err = capsys.readouterr().err
+    assert "pyyaml" in err and "pip install -e '.[train]'" in err
+
+
+def test_blot_train_rejects_an_empty_config(tmp_path, capsys):
+    from agents.ppo.cli import main
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("")
+    assert main(["--config", str(empty), "--out", str(tmp_path / "o")]) == 2
+    assert "empty" in capsys.readouterr().err

@@ -24,8 +24,14 @@ from .network import ActorCritic, action_groups, privileged_size
 from .rollout import make_encoder
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
-#: names that resolve to policies shipped in agents/data/
-SHIPPED = {"ppo": DATA_DIR / "ppo_bazar.pt"}
+SHIPPED = ("ppo",)
+"""Names that resolve to the policies shipped in agents/data/: ``ppo`` is ``ppo_<preset>.pt`` of
+the preset being played."""
+
+
+def shipped_path(preset: str) -> Path:
+    """``agents/data/ppo_<preset>.pt``, the shipped policy of ``preset``."""
+    return DATA_DIR / f"ppo_{preset}.pt"
 
 
 class PPOAgent(BaseAgent):
@@ -61,12 +67,43 @@ class PPOAgent(BaseAgent):
         return int(legal[int(rng.choice(len(legal), p=p))])
 
 
-def resolve_policy_path(path_or_name: str | Path) -> Path:
-    """The file of a shipped name (``"ppo"``) or a path. Raises FileNotFoundError if missing."""
-    p = SHIPPED.get(str(path_or_name), Path(path_or_name))
+def resolve_policy_path(path_or_name: str | Path, preset: str | None = None) -> Path:
+    """The file of a shipped name (``"ppo"``: the policy of ``preset``, default ``bazar``) or a path.
+
+    Raises:
+        FileNotFoundError: no such file, or no shipped policy for the preset.
+    """
+    if str(path_or_name) in SHIPPED:
+        p = shipped_path(preset or "bazar")
+        if not p.exists():
+            have = sorted(q.stem.removeprefix("ppo_") for q in DATA_DIR.glob("ppo_*.pt"))
+            raise FileNotFoundError(f"no shipped PPO policy for preset {preset!r} ({p.name}); shipped: {', '.join(have)}")
+        return p
+    p = Path(path_or_name)
     if not p.exists():
         raise FileNotFoundError(f"no PPO policy file at {p} (names: {', '.join(SHIPPED)}, or a path to policy.pt)")
     return p
+
+
+def read_policy_file(path: str | Path) -> dict[str, Any]:
+    """The dict stored in a ``policy.pt`` or ``checkpoint.pt``.
+
+    Raises:
+        ConfigError: the file is empty, truncated, corrupt, or not a PPO file (the message names
+            the file and what was expected).
+    """
+    path = Path(path)
+    if path.stat().st_size == 0:
+        raise ConfigError(f"{path}: the file is empty; expected a PPO policy.pt or checkpoint.pt written by blot-train")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises RuntimeError, EOFError, UnpicklingError, IndexError, ...
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ConfigError(f"{path}: not a readable PPO policy or checkpoint file (truncated or corrupt?): "
+                          f"{type(e).__name__}: {first[:160]}") from None
+    if not isinstance(data, dict) or "policy" not in data or "config" not in data:
+        raise ConfigError(f"{path}: not a PPO policy or checkpoint file (no 'policy' and 'config' entries)")
+    return data
 
 
 def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
@@ -77,10 +114,8 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
         FileNotFoundError: no such file or name.
         ConfigError: not a PPO file, or ``rules`` gives a different observation or action size.
     """
-    path = resolve_policy_path(path_or_name)
-    data = torch.load(path, map_location="cpu", weights_only=True)
-    if not isinstance(data, dict) or "policy" not in data or "config" not in data:
-        raise ConfigError(f"{path}: not a PPO policy or checkpoint file")
+    path = resolve_policy_path(path_or_name, rules.preset if isinstance(rules, RulesConfig) else rules)
+    data = read_policy_file(path)
     cfg = config_from_saved(data["config"])
     if rules is None:
         rules = make_rules(cfg.preset)
@@ -102,10 +137,11 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
 
 def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | None = None,
                    greedy: bool = True, name: str | None = None) -> PPOAgent:
-    """A :class:`PPOAgent` from ``"ppo"`` (the shipped bazar policy) or a policy/checkpoint path.
+    """A :class:`PPOAgent` from ``"ppo"`` (the shipped policy of the preset) or a policy/checkpoint path.
 
     Args:
-        path_or_name: ``"ppo"`` or a path to a ``policy.pt`` / ``checkpoint.pt``.
+        path_or_name: ``"ppo"`` (``agents/data/ppo_<preset>.pt``, the preset of ``cfg``, default
+            bazar) or a path to a ``policy.pt`` / ``checkpoint.pt``.
         cfg: the rules to play (a RulesConfig or preset name); default: the training preset.
         greedy: argmax over legal actions (default) or sample with the ``rng`` given to ``act``.
         name: the agent's name (default ``"ppo"`` for the shipped policy, else the file stem).
@@ -116,4 +152,5 @@ def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | No
     return PPOAgent(net, encoder, greedy=greedy, name=name)
 
 
-__all__ = ["SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "resolve_policy_path"]
+__all__ = ["SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "read_policy_file", "resolve_policy_path",
+           "shipped_path"]

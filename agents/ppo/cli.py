@@ -15,16 +15,16 @@ loadable with ``load_ppo_agent(path)`` or ``blot-eval --agent DIR/policy.pt``),
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import sys
 from pathlib import Path
-
-import yaml
+from typing import Any
 
 from blot_env.errors import BlotError
 
-from .config import TrainConfig, apply_overrides, config_from_saved, load_config
-from .trainer import CHECKPOINT_NAME, POLICY_NAME
+#: modules of the ``train`` extra that blot-train needs (checked before anything imports them)
+TRAIN_MODULES = {"torch": "torch", "yaml": "pyyaml", "tqdm": "tqdm"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,15 +44,23 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def resolve_config(args: argparse.Namespace) -> TrainConfig:
-    """The run's config: file (or the checkpoint's when resuming without --config), then overrides."""
+def missing_train_modules() -> list[str]:
+    """The distributions of the ``train`` extra whose modules cannot be imported."""
+    return [dist for mod, dist in TRAIN_MODULES.items() if importlib.util.find_spec(mod) is None]
+
+
+def resolve_config(args: argparse.Namespace) -> Any:
+    """The run's config (a TrainConfig): file (or the checkpoint's when resuming without
+    --config), then overrides."""
+    from .config import TrainConfig, apply_overrides, config_from_saved, load_config
+    from .trainer import CHECKPOINT_NAME
+
     if args.config is not None:
         cfg = load_config(args.config)
     elif args.resume and args.out is not None and (args.out / CHECKPOINT_NAME).exists():
-        import torch
+        from .agent import read_policy_file
 
-        cfg = config_from_saved(torch.load(args.out / CHECKPOINT_NAME, map_location="cpu",
-                                          weights_only=True)["config"])
+        cfg = config_from_saved(read_policy_file(args.out / CHECKPOINT_NAME)["config"])
     else:
         cfg = TrainConfig()
     extra = list(args.overrides)
@@ -65,6 +73,15 @@ def resolve_config(args: argparse.Namespace) -> TrainConfig:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    missing = missing_train_modules()
+    if missing:
+        print(f"blot-train: missing {', '.join(missing)}: install the train extra, "
+              "pip install -e '.[train]' (or pip install 'blot-env[train]')", file=sys.stderr)
+        return 2
+    import yaml
+
+    from .trainer import POLICY_NAME
+
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:

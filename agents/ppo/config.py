@@ -332,9 +332,21 @@ def config_from_dict(data: dict[str, Any], cls: type = TrainConfig) -> Any:
 
 
 def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
-    """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys)."""
+    """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys).
+
+    Raises:
+        ConfigError: the file is empty or not a YAML mapping, or a key or value is bad.
+        OSError: the file cannot be read.
+    """
     with open(path, encoding="utf-8") as f:
-        data = yaml.safe_load(f) or {}
+        try:
+            data = yaml.safe_load(f)
+        except yaml.YAMLError as e:
+            raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    if data is None:
+        raise ConfigError(f"{path}: the config file is empty (start from configs/ppo_<preset>.yaml)")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a YAML mapping of config keys, got {type(data).__name__}")
     return config_from_dict(_merge_overrides(data, overrides))
 
 
@@ -387,7 +399,16 @@ def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
         return value
     if typing.get_origin(hint) is Literal and value in args:
         return value
-    raise ConfigError(f"{owner}.{key}: bad value {value!r} for type {hint}")
+    if typing.get_origin(hint) is Literal:
+        want = "one of " + ", ".join(repr(a) for a in args)
+    else:
+        want = " or ".join(getattr(t, "__name__", str(t)).replace("NoneType", "null") for t in base)
+    raise ConfigError(f"{_SECTION.get(owner, owner)}{key}: expected {want}, got {value!r}")
+
+
+#: the YAML section of each config class, for error messages (``rollout.reward_scale``)
+_SECTION = {"TrainConfig": "", "NetworkConfig": "network.", "PPOConfig": "ppo.", "RolloutConfig": "rollout.",
+            "PoolConfig": "pool.", "PretrainConfig": "pretrain.", "EvalConfig": "eval."}
 
 
 def _plain(obj: Any) -> Any:
