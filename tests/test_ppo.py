@@ -11,6 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from agents.ppo.agent import PPOAgent, load_ppo_agent  # noqa: E402
+from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import (  # noqa: E402
     PPOConfig,
     TrainConfig,
@@ -21,7 +22,6 @@ from agents.ppo.config import (  # noqa: E402
 )
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
 from agents.ppo.rollout import EngineVector, compute_gae, make_encoder  # noqa: E402
-from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.trainer import PPOTrainer  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402

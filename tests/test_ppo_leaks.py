@@ -14,6 +14,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_leaks import check_no_leak  # noqa: E402
+
 from agents.ppo.config import NetworkConfig, TrainConfig  # noqa: E402
 from agents.ppo.network import build_policy  # noqa: E402
 from agents.ppo.rollout import privileged_of_state  # noqa: E402
@@ -22,8 +24,6 @@ from blot_env.actions import layout_for  # noqa: E402
 from blot_env.batched import BatchedEngine  # noqa: E402
 from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
-
-from test_leaks import check_no_leak  # noqa: E402
 
 
 def _policy(preset: str, critic: str = "privileged"):

@@ -77,7 +77,8 @@ def resolve_policy_path(path_or_name: str | Path, preset: str | None = None) -> 
         p = shipped_path(preset or "bazar")
         if not p.exists():
             have = sorted(q.stem.removeprefix("ppo_") for q in DATA_DIR.glob("ppo_*.pt"))
-            raise FileNotFoundError(f"no shipped PPO policy for preset {preset!r} ({p.name}); shipped: {', '.join(have)}")
+            raise FileNotFoundError(f"no shipped PPO policy for preset {preset!r} ({p.name}); "
+                                    f"shipped: {', '.join(have)}")
         return p
     p = Path(path_or_name)
     if not p.exists():
