@@ -32,7 +32,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 }
 #: aliases of the app's difficulty names (seed 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
-KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "PATH.pt")
+KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K:PATH.pt",
+         "PATH.pt")
 
 
 class UnknownAgentError(ValueError):
@@ -71,6 +72,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     if key.startswith("pimc-"):
         return _make_pimc(key)
     cfg = make_rules(preset) if isinstance(preset, str) else preset
+    if key.startswith("ppo-search"):
+        return _make_net_search(key, cfg, name)
     if key == "ppo" or key.startswith("ppo:"):
         return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
     p = Path(key)
@@ -102,6 +105,24 @@ def _make_pimc(key: str) -> Agent:
     if not spec.isdigit() or int(spec) < 1:
         raise UnknownAgentError(f"unknown agent {key!r}; expected pimc-K (K >= 1), pimc-K:SECONDS or pimc-insane")
     return PIMCAgent(k=int(spec), time_budget=budget, name=key)
+
+
+def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
+    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K:PATH.pt``: the light search over K worlds
+    (default 16) on the shipped policy of the preset or on a policy file (agents/search/net_search.py)."""
+    spec, _, path = key.partition(":")
+    k_text = spec.removeprefix("ppo-search").removeprefix("-")
+    if k_text and (not k_text.isdigit() or int(k_text) < 1):
+        raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1) or "
+                                "ppo-search-K:PATH.pt")
+    from .search.net_search import NetSearchAgent
+
+    base = _load_ppo(path or "ppo", cfg, label)
+    try:
+        return NetSearchAgent(base, k=int(k_text or 16), reward_scale=getattr(base.policy, "reward_scale", 0.02),
+                              name=label)
+    except ValueError as e:
+        raise UnknownAgentError(str(e)) from None
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:

@@ -47,6 +47,8 @@ class PPOAgent(BaseAgent):
 
     def __init__(self, policy: ActorCritic, encoder: Any, greedy: bool = True, name: str = "ppo"):
         self.policy = policy.eval()
+        self.has_critic = bool(getattr(policy, "has_critic", True))
+        """The network's critic is trained (False for policy files of the actor only)."""
         self.encoder = encoder
         self.greedy = bool(greedy)
         self.name = name
@@ -129,10 +131,15 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
                           f"(preset {cfg.preset!r}); rules {rules.preset!r} give {encoder.size} and {num_actions}")
     net = ActorCritic(encoder.size, num_actions, cfg.network, obs_quantum=torch.from_numpy(encoder.quantum),
                       groups=action_groups(layout_for(rules)), privileged_dim=privileged_size(rules.num_players))
-    missing, unexpected = net.load_state_dict(data["policy"], strict=False)
+    try:
+        missing, unexpected = net.load_state_dict(data["policy"], strict=False)
+    except RuntimeError as e:
+        raise ConfigError(f"{path}: policy weights do not match the network config: {str(e)[:300]}") from None
     bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
     if bad:
         raise ConfigError(f"{path}: policy weights do not match the network config: {bad[:5]}")
+    net.has_critic = not missing
+    net.reward_scale = cfg.rollout.reward_scale
     return net.eval(), encoder, cfg, rules
 
 

@@ -474,11 +474,12 @@ class PPOTrainer:
 
 
 def save_policy(policy: ActorCritic, cfg: TrainConfig, path: str | Path, meta: dict[str, Any] | None = None) -> None:
-    """Write the actor weights (no critic, no optimizer) and the config needed to rebuild the agent."""
+    """Write the network's weights (actor and critic, no optimizer) and the config needed to rebuild
+    the agent. The agent acts with the actor only; the critic serves the light search
+    (agents/search/net_search.py)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    actor = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()
-             if k.startswith(("actor_trunk.", "policy_head."))}
+    actor = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
     data = {"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
             "num_actions": policy.num_actions, "policy": actor, "meta": dict(meta or {})}
     tmp = path.with_suffix(path.suffix + ".tmp")

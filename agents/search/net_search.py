@@ -1,0 +1,125 @@
+"""A light search on top of a trained PPO network: its critic's values over a few sampled worlds.
+
+:class:`NetSearchAgent` (``ppo-search-K`` in the registry) acts at every decision with more
+than one legal action as follows (docs/search.md):
+
+1. The candidates are the legal actions that the policy gives the most probability, at most
+   ``top`` of them (all of them when fewer), so a bid ladder of dozens of calls stays cheap.
+2. ``k`` worlds consistent with the seat's view are drawn (:func:`~agents.search.sampler.sample_worlds`,
+   uniform over the deals that agree with everything the seat has seen).
+3. In each world every candidate is applied once, and the position after it is valued from the
+   acting seat's side: the deal's score difference when the deal is over; the exact
+   double-dummy value (:func:`~agents.search.solver.solve`) when at most ``exact_tricks`` tricks
+   are left to play; otherwise the network's critic at that position, from the seat to act
+   there (a privileged critic reads the world's hands: every card is known in a sampled world),
+   negated when that seat is an opponent. Values are in score-sheet units.
+4. The candidate with the highest mean value is played; ties go to the policy's favourite.
+
+The network alone decides where no world can be drawn. The critic's values assume the policy's
+own play from the next position on, so this is one step of policy improvement, not a
+minimax. It needs a policy file that carries the critic (``policy.pt`` files written since the
+critic was exported; the shipped ones do).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from blot_env.engine import apply_action, current_seat, deal_result, is_terminal
+from blot_env.state import Phase, State
+from blot_env.view import SeatView, seat_view
+
+from ..base import BaseAgent, legal_or_raise
+from . import solver
+from .sampler import SamplingError, sample_worlds
+
+
+class NetSearchAgent(BaseAgent):
+    """The critic of a PPO network over ``k`` sampled worlds (see the module doc).
+
+    Args:
+        agent: a :class:`agents.ppo.agent.PPOAgent` whose network has a critic.
+        k: worlds per decision.
+        top: candidate actions per decision (the policy's most likely ones).
+        exact_tricks: solve the position exactly when at most this many tricks are left (0: never).
+        reward_scale: the training's ``rollout.reward_scale`` (the critic's unit per score-sheet point).
+        name: the agent's name in tables.
+
+    Raises:
+        ValueError: the network has no trained critic, or ``k`` / ``top`` below 1.
+    """
+
+    def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2, reward_scale: float = 0.02,
+                 name: str = "ppo-search") -> None:
+        if k < 1 or top < 1 or exact_tricks < 0:
+            raise ValueError(f"k and top must be >= 1 and exact_tricks >= 0, got k={k}, top={top}, "
+                             f"exact_tricks={exact_tricks}")
+        if not getattr(agent, "has_critic", False):
+            raise ValueError(f"{name}: the policy file has no critic weights (export it with a current blot-train)")
+        self.agent = agent
+        self.net = agent.policy
+        self.encoder = agent.encoder
+        self.k, self.top, self.exact_tricks = int(k), int(top), int(exact_tricks)
+        self.reward_scale = float(reward_scale)
+        self.name = name
+        self.seconds = 0.0
+        self.decisions = 0
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        legal = legal_or_raise(view)
+        if len(legal) == 1:
+            return legal[0]
+        t0 = time.perf_counter()
+        acts, p = self.agent.action_probs(view)
+        order = np.argsort(-p, kind="stable")[:self.top]
+        cands = [int(acts[i]) for i in order]
+        try:
+            worlds = sample_worlds(view, self.k, rng)
+        except SamplingError:
+            worlds = []
+        if not worlds:
+            return cands[0]
+        q = np.zeros(len(cands))
+        for w in worlds:
+            q += self._values(w.state, view.seat, cands)
+        best = cands[int(np.argmax(q))]  # argmax keeps the first (the policy's favourite) on ties
+        self.seconds += time.perf_counter() - t0
+        self.decisions += 1
+        return best
+
+    def _values(self, state: State, me: int, cands: list[int]) -> np.ndarray:
+        """Score-sheet value of each candidate in one world, from ``me``'s side."""
+        out = np.zeros(len(cands))
+        pending: list[tuple[int, State, int]] = []  # (candidate index, next state, seat to act)
+        for i, a in enumerate(cands):
+            nxt = apply_action(state, a)
+            if is_terminal(nxt):
+                res = deal_result(nxt)
+                out[i] = res.score[me % 2] - res.score[1 - me % 2]
+                continue
+            t = current_seat(nxt)
+            left = nxt.cfg.num_tricks - nxt.trick_no
+            if self.exact_tricks and nxt.phase == Phase.PLAY and left <= self.exact_tricks and not nxt.pending:
+                v, _ = solver.solve(nxt)
+                out[i] = v if t % 2 == me % 2 else -v
+                continue
+            pending.append((i, nxt, t))
+        if pending:
+            obs = np.stack([self.encoder.quantize(self.encoder.encode(seat_view(s, t))) for _, s, t in pending])
+            priv = None
+            if self.net.privileged:
+                from agents.ppo.rollout import privileged_of_state
+
+                priv = torch.from_numpy(np.stack([privileged_of_state(s, t) for _, s, t in pending]))
+            with torch.no_grad():
+                v = self.net.value(torch.from_numpy(obs), priv).numpy().astype(np.float64) / self.reward_scale
+            for (i, _, t), vi in zip(pending, v):
+                out[i] = vi if t % 2 == me % 2 else -vi
+        return out
+
+
+__all__ = ["NetSearchAgent"]

@@ -1,0 +1,75 @@
+"""The light search on top of a PPO network (agents/search/net_search.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.ppo.build import build_trainer  # noqa: E402
+from agents.ppo.config import load_config  # noqa: E402
+from agents.registry import UnknownAgentError, make_agent  # noqa: E402
+from agents.search.net_search import NetSearchAgent  # noqa: E402
+from blot_env import make_rules  # noqa: E402
+from blot_env.engine import apply_action, current_seat, deal_random, is_terminal  # noqa: E402
+from blot_env.view import seat_view  # noqa: E402
+
+from test_ppo import TINY  # noqa: E402
+
+
+@pytest.fixture(scope="module", params=["bazar", "duel"])
+def policy_file(request, tmp_path_factory):
+    out = tmp_path_factory.mktemp(f"net_{request.param}")
+    cfg = load_config(TINY, [f"preset={request.param}", "total_steps=200", "network.critic=privileged",
+                             "pool.opponent_prob=0"])
+    build_trainer(cfg, out).train()
+    return request.param, out / "policy.pt"
+
+
+def test_search_agent_plays_legal_deals_and_uses_the_critic(policy_file):
+    preset, path = policy_file
+    agent = make_agent(f"ppo-search-3:{path}", preset)
+    assert isinstance(agent, NetSearchAgent) and agent.k == 3
+    rules = make_rules(preset)
+    rng = np.random.default_rng(0)
+    for d in range(2):
+        s = deal_random(rules, rng, d % rules.num_players)
+        while not is_terminal(s):
+            view = seat_view(s, current_seat(s))
+            a = agent.act(view, rng)
+            assert a in view.legal
+            s = apply_action(s, a)
+    assert agent.decisions > 10 and agent.seconds > 0
+
+
+def test_search_values_are_exact_at_the_end(policy_file):
+    """With every trick solvable, the search's value of each candidate is the solver's value."""
+    from agents.search import solver
+
+    preset, path = policy_file
+    agent = make_agent(f"ppo-search-2:{path}", preset)
+    agent.exact_tricks = 99
+    rules = make_rules(preset)
+    rng = np.random.default_rng(5)
+    s = deal_random(rules, rng, 0)
+    checked = 0
+    while not is_terminal(s) and checked < 3:
+        legal = list(seat_view(s, current_seat(s)).legal)
+        if s.phase.name == "PLAY" and not s.pending and len(legal) > 1:
+            vals = agent._values(s, current_seat(s), legal)
+            _, exact = solver.solve(s)
+            for a, v in zip(legal, vals):
+                nxt = apply_action(s, a)
+                if not is_terminal(nxt) and not nxt.pending:
+                    assert v == pytest.approx(exact[a])
+            checked += 1
+        s = apply_action(s, int(rng.choice(legal)))
+    assert checked > 0
+
+
+def test_search_names_are_checked():
+    with pytest.raises(UnknownAgentError, match="ppo-search"):
+        make_agent("ppo-search-x", "bazar")
+    with pytest.raises(ValueError):
+        NetSearchAgent(object(), k=0)
