@@ -7,6 +7,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_ppo import TINY  # noqa: E402
+
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 from agents.registry import UnknownAgentError, make_agent  # noqa: E402
@@ -14,8 +16,6 @@ from agents.search.net_search import NetSearchAgent  # noqa: E402
 from blot_env import make_rules  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, is_terminal  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
-
-from test_ppo import TINY  # noqa: E402
 
 
 @pytest.fixture(scope="module", params=["bazar", "duel"])
