@@ -157,13 +157,15 @@ class PPOTrainer:
 
     # ------------------------------------------------------------------ training
     def train(self, max_updates: int | None = None, progress: bool = False,
-              max_seconds: float | None = None) -> list[dict[str, float]]:
+              max_seconds: float | None = None,
+              on_update: Callable[[dict[str, float]], None] | None = None) -> list[dict[str, float]]:
         """Run updates until ``total_steps`` learner steps (or ``max_updates`` more updates, or
         the first update that ends after ``max_seconds`` of wall time in this call; a run cut
         by time is reproducible only from its checkpoint, not from its config).
 
         Saves a checkpoint every ``checkpoint_every`` updates and at the end, then exports
-        ``policy.pt``. Returns the per-update metric rows of this call.
+        ``policy.pt``. ``on_update(row)`` is called after each update (a caller's own progress
+        display). Returns the per-update metric rows of this call.
         """
         t_call = time.perf_counter()
         from tqdm.auto import tqdm
@@ -188,6 +190,8 @@ class PPOTrainer:
                     if not math.isnan(row.get(f"vs_{b}_tp", math.nan)):
                         post[b] = f"{row[f'vs_{b}_tp']:+.1f}"
                 bar.set_postfix(post, refresh=False)
+                if on_update is not None:
+                    on_update(row)
                 if logger:
                     logger.write(row)
                     self._tensorboard(row)
