@@ -257,7 +257,8 @@ class TrainConfig:
     checkpoint_every: int = 10
     """Updates between checkpoints (the last update is always saved)."""
     keep_checkpoints: bool = False
-    """Keep every periodic checkpoint (``ckpt_<update>.pt``) besides ``checkpoint.pt``."""
+    """At every checkpoint also keep the policy of that update (``policy_<update>.pt``, the
+    network without optimizer or pool: a few MB) for picking the best one later."""
     tensorboard: bool = True
     """Write TensorBoard event files next to the CSV log."""
     network: NetworkConfig = field(default_factory=NetworkConfig)

@@ -311,17 +311,22 @@ class OpponentPool:
         return nb + int(rng.integers(ns))
 
     def state_dict(self) -> dict:
-        return {"snapshots": [(m.name, m.net.state_dict()) for m in self.snapshots]}
+        """The snapshots' actor weights (snapshots act; they never need their critic)."""
+        return {"snapshots": [(m.name, _actor_state(m.net)) for m in self.snapshots]}
 
     def load_state_dict(self, state: dict, template: ActorCritic) -> None:
         self.snapshots = []
         for name, sd in state["snapshots"]:
             net = copy.deepcopy(template)
-            net.load_state_dict(sd)
+            net.load_state_dict(sd, strict=False)
             net.eval()
             for p in net.parameters():
                 p.requires_grad_(False)
             self.snapshots.append(PoolMember(name, "snapshot", net=net))
+
+
+def _actor_state(net: ActorCritic) -> dict:
+    return {k: v for k, v in net.state_dict().items() if k.startswith(("actor_trunk.", "policy_head."))}
 
 
 # --------------------------------------------------------------------------- collection

@@ -198,7 +198,7 @@ class PPOTrainer:
                 if self.out_dir and (self.update_no % self.cfg.checkpoint_every == 0):
                     self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
                     if self.cfg.keep_checkpoints:
-                        self.save_checkpoint(self.out_dir / f"ckpt_{self.update_no:06d}.pt")
+                        self.export_policy(self.out_dir / f"policy_{self.update_no:06d}.pt")
             if self.out_dir:
                 self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
                 self.export_policy(self.out_dir / POLICY_NAME)
