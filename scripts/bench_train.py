@@ -43,7 +43,7 @@ TODAY = ["network.input_layer=dense", "network.precision=float32", "network.crit
          "network.hidden=[256, 256]", "network.critic_hidden=[]", "rollout.num_envs=64",
          "rollout.deals_per_rollout=256", "ppo.update_epochs=4", "ppo.num_minibatches=4", "rollout.overlap=false",
          "torch_threads=1", "pool.opponent_prob=0.7", "pool.baseline_weight=0.7", "pool.baselines=[random, rules]",
-         "pool.baseline_probs=[0.1, 0.9]"]
+         "pool.baseline_probs=[0.1, 0.9]", "pool.snapshot_every=20", "pool.max_snapshots=5", "ppo.learning_rate=0.0001"]
 #: one change per row, applied on top of the previous rows
 STEPS = [
     ("baseline", []),
