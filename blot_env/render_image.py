@@ -17,6 +17,7 @@ Pillow is an optional dependency (``pip install "blot-env[render]"``); without i
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import warnings
 from functools import lru_cache
@@ -308,10 +309,8 @@ class HumanWindow:
 
     def close(self) -> None:
         if self._root is not None:
-            try:
+            with contextlib.suppress(Exception):  # already closed by the user
                 self._root.destroy()
-            except Exception:
-                pass
             self._root = None
 
 

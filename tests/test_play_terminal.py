@@ -6,14 +6,13 @@ import os
 import sys
 
 import pytest
+from conftest import REPO
 
 from agents.play.game import Game, agents_for
 from agents.play.terminal import InputError, parse_choice
 from blot_env.actions import layout_for
 from blot_env.record import load_records, replay_record
 from blot_env.rules_config import make_rules
-
-from conftest import REPO
 
 
 def test_parse_choice_accepts_names_numbers_and_symbols():
@@ -88,6 +87,6 @@ def test_blot_play_in_a_pty_to_the_end_of_a_deal(tmp_path):
     assert child.exitstatus == 0, child.before
     (rec,) = load_records(out)
     assert rec["players"] == ["human", "rules"]
-    state, result = replay_record(rec)
+    _, result = replay_record(rec)
     assert result is not None and result == rec["result"]
     assert moves >= 5  # the human took every one of seat 0's decisions of the deal

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 
 import numpy as np
 import pytest
 
-pytest.importorskip("PIL", reason="the picture of the table needs Pillow (the render extra)")
+from blot_env.env import raw_env
+from blot_env.gym_env import BlotGymEnv
+from blot_env.render_image import SIZE
 
-from blot_env.env import raw_env  # noqa: E402
-from blot_env.gym_env import BlotGymEnv  # noqa: E402
-from blot_env.render_image import SIZE  # noqa: E402
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("PIL") is None,
+                                reason="the picture of the table needs Pillow (the render extra)")
 
 
 def _first_legal(env) -> int:
@@ -56,7 +58,7 @@ def test_missing_pillow_names_the_extra(monkeypatch):
 
 
 def test_human_mode_without_a_window_prints_the_table(monkeypatch, capsys):
-    import tkinter
+    tkinter = pytest.importorskip("tkinter", reason="the window test stubs tkinter.Tk")
 
     def no_display(*a, **k):
         raise tkinter.TclError("no display name and no $DISPLAY environment variable")

@@ -80,9 +80,10 @@ def _wait(cond, what: str, timeout: float = 20.0):
 
 
 def _cards(drv, selector: str) -> list[str]:
-    from selenium.webdriver.common.by import By
-
-    return [e.get_attribute("data-card") for e in drv.find_elements(By.CSS_SELECTOR, selector)]
+    """The ``data-card`` of every element matching ``selector``, read in one script (the page
+    redraws its table at every step, so element handles go stale)."""
+    return drv.execute_script("return Array.from(document.querySelectorAll(arguments[0]))"
+                              ".map((e) => e.dataset.card || null)", selector)
 
 
 def test_replay_board_and_live_move(browser, tmp_path):
@@ -119,7 +120,7 @@ def test_replay_board_and_live_move(browser, tmp_path):
         Select(drv.find_element(By.ID, "view-select")).select_by_value("1")
         _wait(lambda: _cards(drv, '.seat[data-seat="1"] .card[data-card]') and not
               _cards(drv, '.seat[data-seat="0"] .card[data-card]'), "seat 1's view")
-        assert len(drv.find_elements(By.CSS_SELECTOR, '.seat[data-seat="0"] .card.back')) == 8
+        assert len(_cards(drv, '.seat[data-seat="0"] .card.back')) == 8
         # the duplicate board: both tables side by side, same cards
         drv.find_element(By.ID, "board-toggle").click()
         _wait(lambda: len(drv.find_elements(By.CSS_SELECTOR, ".table-box")) == 2, "two tables")

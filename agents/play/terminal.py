@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rich.console import Console, Group
+from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -171,17 +171,18 @@ def table_panel(snap: dict[str, Any], human: int | None = None, title: str | Non
             grid.add_row("Shown", Text(f"{s}: ").append_text(hand_text(cards)))
     grid.add_row("", "")
     for s in range(n):
-        marker = "▶ " if s == snap["to_act"] else "  "
-        line = Text(marker, style="bold yellow")
-        line.append(f"{_seat_name(snap, s, human)}:  ", style="bold" if s == human else "")
+        line = Text()
+        line.append("▶ " if s == snap["to_act"] else "  ", style="bold yellow")
+        dealer = " (dealer)" if s == snap["dealer"] else ""
+        line.append(f"{_seat_name(snap, s, human)}{dealer}:  ", style="bold" if s == human else "")
         hand = snap["hands"][s]
         if hand is not None:
             line.append_text(hand_text(hand))
         if snap["face_up"] is not None and hand is None:
             line.append_text(hand_text(snap["face_up"][s]))
         if snap["hidden"][s]:
-            line.append(f"  {'▮' * snap['hidden'][s]} {snap['hidden'][s]}", style="blue")
-        grid.add_row("Dealer" if s == snap["dealer"] else "", line)
+            line.append(f"  {'▮' * snap['hidden'][s]} {snap['hidden'][s]}", style="bright_blue")
+        grid.add_row("Seats" if s == 0 else "", line)
     grid.add_row("", "")
     if snap["phase"] != "auction":
         t = snap["trick"]

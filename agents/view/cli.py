@@ -10,6 +10,7 @@ Exit status: 0 after a stop, 2 on bad options or unreadable records.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 
@@ -54,10 +55,8 @@ def main(argv: list[str] | None = None) -> int:
 
         webbrowser.open(url)  # the socket already listens: the page's request waits for the server
     print(f"blot-view: {len(app.state.viewer.deals)} deal(s) loaded; serving {url} (Ctrl-C stops)", flush=True)
-    try:
+    with contextlib.suppress(KeyboardInterrupt):
         server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass
     return 0
 
 
