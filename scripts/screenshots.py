@@ -59,20 +59,13 @@ def terminal_png(out: Path, tmp: Path) -> None:
 
 
 def records(tmp: Path) -> list[Path]:
-    from agents.arena import play_table
-    from agents.play.game import Game, agents_for
+    from agents.play.game import Game, agents_for, board_records
     from agents.registry import make_agent
     from blot_env.engine import deal_random
-    from blot_env.record import make_record
     from blot_env.rules_config import make_rules
 
-    cfg = make_rules("bazar")
-    deal = deal_random(cfg, np.random.default_rng(7), 3)
-    a, b = make_agent("rules-medium"), make_agent("rules")
-    board = []
-    for seats in ([a, b, a, b], [b, a, b, a]):
-        final, _, _ = play_table(deal, seats, [np.random.default_rng(s) for s in range(4)])
-        board.append(make_record(final) | {"players": [x.name for x in seats]})
+    deal = deal_random(make_rules("bazar"), np.random.default_rng(7), 3)
+    board = board_records(deal, make_agent("rules-medium"), make_agent("rules"))
     p1 = tmp / "board.json"
     p1.write_text(json.dumps(board))
     game = Game(make_rules("bazar-app"), agents_for(make_rules("bazar-app"), [], "rules-medium"), seed=3, match=True)

@@ -20,12 +20,11 @@ pytest.importorskip("starlette", reason="blot-view needs starlette and uvicorn (
 pytest.importorskip("uvicorn", reason="blot-view needs starlette and uvicorn (the view extra)")
 webdriver = pytest.importorskip("selenium.webdriver", reason="the browser test drives Chromium with selenium")
 
-from agents.arena import play_table  # noqa: E402
+from agents.play.game import board_records  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.view.server import BackgroundServer, create_app  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
 from blot_env.engine import deal_random  # noqa: E402
-from blot_env.record import make_record  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -39,15 +38,9 @@ FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 
 def _board(tmp_path):
     """A bazar board played at two tables (rules-medium and rules swap sides), as records."""
-    cfg = make_rules("bazar")
-    deal = deal_random(cfg, np.random.default_rng(7), 3)
-    a, b = make_agent("rules-medium"), make_agent("rules")
-    recs = []
-    for seats in ([a, b, a, b], [b, a, b, a]):
-        final, _, _ = play_table(deal, seats, [np.random.default_rng(s) for s in range(4)])
-        rec = make_record(final)
-        rec["players"] = [x.name for x in seats]
-        recs.append(rec)
+    deal = deal_random(make_rules("bazar"), np.random.default_rng(7), 3)
+    recs = board_records(deal, make_agent("rules-medium"), make_agent("rules"))
+    assert recs[0]["hands"] == recs[1]["hands"] and recs[0]["players"] == ["rules-medium", "rules"] * 2
     path = tmp_path / "board.json"
     path.write_text(json.dumps(recs))
     return path, recs
@@ -124,6 +117,9 @@ def test_replay_board_and_live_move(browser, tmp_path):
         # the duplicate board: both tables side by side, same cards
         drv.find_element(By.ID, "board-toggle").click()
         _wait(lambda: len(drv.find_elements(By.CSS_SELECTOR, ".table-box")) == 2, "two tables")
+        captions = drv.execute_script("return Array.from(document.querySelectorAll('#tables .caption'))"
+                                      ".map((e) => e.textContent)")
+        assert len(captions) == 2 and all(c.startswith("trick 1") for c in captions)  # the same moment
         # a live table: seat 0 is a human against rules; click the first legal choice
         drv.find_element(By.ID, "tab-live").click()
         Select(drv.find_element(By.ID, "live-preset")).select_by_value("duel-app")

@@ -2,6 +2,6 @@
 ``blot-play`` (:mod:`agents.play.cli`). The browser viewer (:mod:`agents.view`) drives the same
 :class:`Game`."""
 
-from .game import HUMAN, LEVELS, Game, agents_for
+from .game import HUMAN, LEVELS, Game, agents_for, board_records
 
-__all__ = ["HUMAN", "LEVELS", "Game", "agents_for"]
+__all__ = ["HUMAN", "LEVELS", "Game", "agents_for", "board_records"]

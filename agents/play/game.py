@@ -217,4 +217,28 @@ class Game:
         return p
 
 
-__all__ = ["HUMAN", "LEVELS", "Game", "agents_for"]
+def board_records(deal: State, first: Agent, second: Agent, seed: int = 0) -> list[dict]:
+    """A duplicate board (spec/evaluation.md): ``deal`` played at two tables, ``first`` in the
+    even seats and ``second`` in the odd ones at table 1, swapped at table 2 (2 players: seat
+    0, then seat 1). Returns the two deal records, each with its ``"players"`` field; the
+    seats' generators are ``SeedSequence([seed, seat])`` at both tables.
+
+    Raises:
+        IllegalActionError: an agent returned an illegal action.
+    """
+    n = deal.cfg.num_players
+    out = []
+    for table in (0, 1):
+        seats = [first if (s + table) % 2 == 0 else second for s in range(n)]
+        for agent in {id(a): a for a in seats}.values():
+            reset_agent(agent)
+        rngs = [np.random.default_rng(np.random.SeedSequence([seed, s])) for s in range(n)]
+        state = deal
+        while not is_terminal(state):
+            seat = current_seat(state)
+            state = apply_action(state, int(seats[seat].act(seat_view(state, seat), rngs[seat])))
+        out.append(make_record(state) | {"players": [str(getattr(a, "name", type(a).__name__)) for a in seats]})
+    return out
+
+
+__all__ = ["HUMAN", "LEVELS", "Game", "agents_for", "board_records"]

@@ -183,17 +183,31 @@ async function showDeal() {
   drawReplay();
 }
 
-function maxStep() { return Math.max(...replay.tables.map((t) => t.frames.length)) - 1; }
+// the steps are the first table's; the other table of a board shows the same moment: as many
+// cards played (the first frame with at least as many), or the same auction call
+function maxStep() { return replay.tables[0].frames.length - 1; }
+
+function played(f) { return f.phase === "auction" ? -1 : (f.trick.number - 1) * f.num_players + f.trick.cards.length; }
+
+function alignedFrame(frames, ref, step) {
+  const p = played(ref);
+  if (p < 0) {
+    const end = frames.findIndex((f) => f.phase !== "auction");
+    return frames[Math.min(step, end < 0 ? frames.length - 1 : end - 1)];
+  }
+  const i = frames.findIndex((f) => played(f) >= p);
+  return frames[i < 0 ? frames.length - 1 : i];
+}
 
 function drawReplay() {
   const box = $("tables");
   box.innerHTML = "";
   const view = $("view-select").value;
+  const f0 = replay.tables[0].frames[replay.step];
   for (const t of replay.tables) {
-    const f = t.frames[Math.min(replay.step, t.frames.length - 1)];
+    const f = t === replay.tables[0] ? f0 : alignedFrame(t.frames, f0, replay.step);
     box.append(renderTable(f, { title: t.label, bottom: view === "all" ? 0 : Number(view) }));
   }
-  const f0 = replay.tables[0].frames[Math.min(replay.step, replay.tables[0].frames.length - 1)];
   $("step-label").textContent = "step " + replay.step + " / " + maxStep();
   $("last-action").textContent = f0.last_action ? "seat " + f0.last_action.seat + ": " + actionLabel(f0.last_action.action) : "";
   $("prev").disabled = $("first").disabled = replay.step === 0;
