@@ -248,7 +248,12 @@ def create_app(records: Sequence[str | Path] = (), save_dir: str | Path | None =
             elif game.human_to_act():
                 return _error(f"seat {game.to_act} is a human seat: send its action to /act")
             else:
-                game.bot_step()
+                seat = game.to_act
+                try:
+                    game.bot_step()
+                except Exception as e:  # a broken agent (a checkpoint of other rules...) stops its table only
+                    return _error(f"the agent of seat {seat} ({game.names[seat]}) failed: {type(e).__name__}: {e}",
+                                  500)
         return _state(gid, game, humans)
 
     async def act_game(request: Request):
