@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import layout_for
-from .codes import CONTRACT_KINDS, KAPUT_VALUE
+from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
 from .rules_config import RulesConfig
 from .view import SeatView
 
@@ -340,7 +340,7 @@ class ObservationEncoder:
                 one.append(base + n + step)
                 if top >= 0:
                     one.append(base + n + 4 + top)
-                if step == 2:
+                if step == EVENT_CONCEDE:
                     one.append(self.o_conceded + rel[s])
             for s in range(n):
                 one.append(self.o_decided + rel[s] * 3 + view.decided[s] + 1)

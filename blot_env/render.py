@@ -17,7 +17,7 @@ from .state import Phase, State
 from .view import seat_view
 
 _STEP_NAMES = ("announce", "height", "answer", "show")
-_EVENT_NAMES = ("height", "height trump", "concede", "reveal")
+_EVENT_NAMES = ("height", "height trump", "concede", "reveal")  # by EVENT_* code (blot_env.codes)
 
 
 def _hand(mask: int) -> str:

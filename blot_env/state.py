@@ -70,7 +70,8 @@ class Declarations:
     ``announced[s]``: -1 not yet, else a class 0..4 (0 = silent). ``claim[s]``: the senior
     instance of the announced class by true cards. ``show_set[s]``: what a show reveals
     (RES-40). ``events``: public height-exchange events ``(seat, step, value)`` with step
-    0 height, 1 height trump, 2 concede, 3 reveal and value the stated top rank (-1 none).
+    0 height, 1 height trump, 2 concede, 3 reveal (``EVENT_*`` of :mod:`blot_env.codes`) and
+    value the stated top rank (-1 none).
     ``decided[s]``: -1 undecided, 0 noshow, 1 show.
     """
 

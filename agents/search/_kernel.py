@@ -11,6 +11,20 @@ kaput stop (rules.md 2.3). Team 0 maximizes V, team 1 minimizes it. ``solver.py`
 points already won and maps the code to the deal score with a monotone table, which is why a
 minimax over this code is the minimax over the score (see docs/search.md).
 
+Why the kernel has its own move generation and trick resolution: a solve visits millions of
+nodes, each a make/unmake of one card on bare masks in preallocated arrays. The engine's
+``play.legal_cards`` and trick winner work on an immutable ``State`` in Python (about a
+thousand times slower per node), and the batched engine's ``_core.legal_cards_row`` on a whole
+deal row that would have to be copied and restored at every node (and is private to
+``blot_env.batched``). So :func:`legal_mask` and :func:`_trick_result` mirror the rules' home,
+``blot_env.play.legal_cards`` (rules.md 1.3: follow suit, overtrump, the partner exemption,
+undertrump) and ``blot_env.cards.trick_winner_index`` / ``card_points`` (rules.md 1.1-1.2),
+reading the same tables (``cards.TRUMP_ORDER``, ``PLAIN_ORDER``, ``SUIT_MASKS``, ``NT``,
+``LAST_TRICK_BONUS``, via ``solver._tables``). ``tests/test_solver.py::
+test_kernel_moves_and_tricks_match_the_engine`` ties them to the engine on every position of
+random deals of every preset; the deal score is not computed here at all (``solver.leaf_scores``
+applies ``blot_env.scoring.score_outcome``).
+
 Hands are 32-bit card masks (card = suit * 8 + rank, rules.md 1.1). Open Blot piles are
 handled by ``under``: the bit of the card lying under each card (0 if none); ``covered``
 holds the cards still under a pile top (unplayable).

@@ -42,6 +42,7 @@ import numpy as np
 from blot_env.actions import layout_for
 from blot_env.batched.deal_row import DealRow, capacity_problem, lay_cards
 from blot_env.cards import cards_of
+from blot_env.codes import EVENT_CONCEDE, EVENT_HEIGHT_TRUMP
 from blot_env.combos import classes_held
 from blot_env.engine import apply_action, current_seat, deck_mask, new_deal
 from blot_env.errors import BlotError
@@ -371,12 +372,12 @@ def replay_public(view: SeatView, dealer: int, hands, stock, piles=None) -> Stat
                 elif kind == Step.HEIGHT:
                     if ei >= len(ev):
                         break
-                    a = lay.id("HEIGHT_TRUMP" if ev[ei][1] == 1 else "HEIGHT")
+                    a = lay.id("HEIGHT_TRUMP" if ev[ei][1] == EVENT_HEIGHT_TRUMP else "HEIGHT")
                     ei += 1
                 elif kind == Step.ANSWER:
                     if ei >= len(ev):
                         break
-                    a = lay.id("CONCEDE" if ev[ei][1] == 2 else "REVEAL")
+                    a = lay.id("CONCEDE" if ev[ei][1] == EVENT_CONCEDE else "REVEAL")
                     ei += 1
                 else:
                     if view.decided[q] < 0:
