@@ -124,6 +124,8 @@ class raw_env(AECEnv):
         ``state_space``), ``game_state`` (the engine's immutable :class:`State`),
         ``get_state()``/``set_state()`` and ``copy.deepcopy(env)`` (clone mid-episode).
         ``reset(seed=..., options={"dealer": d, "deal": {"dealer", "hands", "stock"}})``.
+        ``engine`` (``"compiled"`` or ``"reference"``) and ``deal`` (the live
+        :class:`blot_env.deal.Deal`; read it, do not step it).
         No global RNG is used: ``reset(seed)`` fixes everything.
 
     Implementation:
