@@ -30,6 +30,8 @@ import yaml
 
 from blot_env.errors import ConfigError
 
+from ..config_checks import check_in_unit, check_literal, check_positive, merge_overrides, plain
+
 
 @dataclass(frozen=True)
 class NetworkConfig:
@@ -69,11 +71,11 @@ class NetworkConfig:
             raise ConfigError(f"network.hidden must be a non-empty list of positive widths, got {self.hidden}")
         if any(h < 1 for h in self.critic_hidden):
             raise ConfigError(f"network.critic_hidden must hold positive widths, got {self.critic_hidden}")
-        _check_literal(self, "activation")
-        _check_literal(self, "policy_bias_init")
-        _check_literal(self, "critic")
-        _check_literal(self, "precision")
-        _check_literal(self, "input_layer")
+        check_literal(self, "activation")
+        check_literal(self, "policy_bias_init")
+        check_literal(self, "critic")
+        check_literal(self, "precision")
+        check_literal(self, "input_layer")
         if self.critic == "privileged" and self.shared_trunk:
             raise ConfigError("network.critic=privileged needs separate trunks (network.shared_trunk=false)")
 
@@ -112,8 +114,8 @@ class PPOConfig:
     """Stop the epochs of an update early when the approximate KL exceeds this (None: never)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "learning_rate", "adam_eps", "update_epochs", "num_minibatches", "max_grad_norm")
-        _in_unit(self, "gamma", "gae_lambda")
+        check_positive(self, "learning_rate", "adam_eps", "update_epochs", "num_minibatches", "max_grad_norm")
+        check_in_unit(self, "gamma", "gae_lambda")
         if not 0.0 < self.clip_coef < 1.0:
             raise ConfigError(f"ppo.clip_coef must be in (0, 1), got {self.clip_coef}")
         if self.ent_coef < 0 or self.vf_coef < 0:
@@ -144,7 +146,7 @@ class RolloutConfig:
     (the Python reference engine, one state per env; same rules, slower)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "num_envs", "deals_per_rollout", "reward_scale")
+        check_positive(self, "num_envs", "deals_per_rollout", "reward_scale")
         if self.engine not in ("batched", "reference"):
             raise ConfigError(f"rollout.engine must be 'batched' or 'reference', got {self.engine!r}")
         if self.reward_clip < 0:
@@ -173,7 +175,7 @@ class PoolConfig:
     def __post_init__(self) -> None:
         object.__setattr__(self, "baselines", tuple(str(b) for b in self.baselines))
         object.__setattr__(self, "baseline_probs", tuple(float(p) for p in self.baseline_probs))
-        _in_unit(self, "opponent_prob", "baseline_weight")
+        check_in_unit(self, "opponent_prob", "baseline_weight")
         if self.baseline_probs and (len(self.baseline_probs) != len(self.baselines)
                                     or min(self.baseline_probs) < 0 or sum(self.baseline_probs) <= 0):
             raise ConfigError("pool.baseline_probs needs one non-negative weight per baseline (not all 0)")
@@ -205,7 +207,7 @@ class PretrainConfig:
     """First PPO updates after cloning that train only the critic (the cloned policy is kept)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "deals", "chunk_deals", "epochs", "batch_size", "learning_rate")
+        check_positive(self, "deals", "chunk_deals", "epochs", "batch_size", "learning_rate")
         if self.value_coef < 0 or self.critic_warmup_updates < 0:
             raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
 
@@ -279,14 +281,14 @@ class TrainConfig:
 
         if self.preset not in PRESETS:
             raise ConfigError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
-        _positive(self, "total_steps", "torch_threads")
-        _check_literal(self, "device")
+        check_positive(self, "total_steps", "torch_threads")
+        check_literal(self, "device")
         if self.checkpoint_every < 1:
             raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""
-        return _plain(dataclasses.asdict(self))
+        return plain(dataclasses.asdict(self))
 
 
 # --------------------------------------------------------------------------- loading
@@ -348,33 +350,16 @@ def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -
         raise ConfigError(f"{path}: the config file is empty (start from configs/ppo_<preset>.yaml)")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a YAML mapping of config keys, got {type(data).__name__}")
-    return config_from_dict(_merge_overrides(data, overrides))
+    return config_from_dict(merge_overrides(data, overrides))
 
 
 def apply_overrides(cfg: TrainConfig, overrides: list[str] | tuple[str, ...] | dict[str, Any]) -> TrainConfig:
     """A new config with ``key=value`` strings (or a ``{dotted key: value}`` dict) applied."""
-    return config_from_dict(_merge_overrides(cfg.to_dict(), overrides))
+    return config_from_dict(merge_overrides(cfg.to_dict(), overrides))
 
 
-def _merge_overrides(data: dict, overrides) -> dict:
-    data = _plain(data)
-    items = overrides.items() if isinstance(overrides, dict) else [_split_override(o) for o in overrides]
-    for key, value in items:
-        parts = key.split(".")
-        node = data
-        for p in parts[:-1]:
-            node = node.setdefault(p, {})
-            if not isinstance(node, dict):
-                raise ConfigError(f"override {key!r}: {p!r} is not a section")
-        node[parts[-1]] = value
-    return data
 
 
-def _split_override(text: str) -> tuple[str, Any]:
-    if "=" not in text:
-        raise ConfigError(f"override {text!r} must look like key=value (for example ppo.learning_rate=1e-4)")
-    key, raw = text.split("=", 1)
-    return key.strip(), yaml.safe_load(raw) if raw.strip() else ""
 
 
 def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
@@ -412,30 +397,12 @@ _SECTION = {"TrainConfig": "", "NetworkConfig": "network.", "PPOConfig": "ppo.",
             "PoolConfig": "pool.", "PretrainConfig": "pretrain.", "EvalConfig": "eval."}
 
 
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_plain(v) for v in obj]
-    return obj
 
 
-def _check_literal(obj: Any, name: str) -> None:
-    allowed = typing.get_args(typing.get_type_hints(type(obj))[name])
-    if getattr(obj, name) not in allowed:
-        raise ConfigError(f"{type(obj).__name__}.{name} must be one of {list(allowed)}, got {getattr(obj, name)!r}")
 
 
-def _positive(obj: Any, *names: str) -> None:
-    for n in names:
-        if not getattr(obj, n) > 0:
-            raise ConfigError(f"{type(obj).__name__}.{n} must be positive, got {getattr(obj, n)!r}")
 
 
-def _in_unit(obj: Any, *names: str) -> None:
-    for n in names:
-        if not 0.0 <= getattr(obj, n) <= 1.0:
-            raise ConfigError(f"{type(obj).__name__}.{n} must be in [0, 1], got {getattr(obj, n)!r}")
 
 
 # --------------------------------------------------------------------------- documentation
@@ -469,7 +436,7 @@ def config_reference_markdown() -> str:
                 walk(type(sub), f"{prefix}{f.name}.", sub)
                 continue
             typ = _type_name(hints[f.name]).replace("|", "or")
-            default_text = json.dumps(_plain(sub))
+            default_text = json.dumps(plain(sub))
             rows.append(f"| `{prefix}{f.name}` | {typ} | `{default_text}` | {docs.get(f.name, '')} |")
 
     walk(TrainConfig, "", default)

@@ -34,7 +34,7 @@ from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
 from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig
-from blot_env.scoring import DealResult
+from blot_env.scoring import DealResult, side_score_difference
 from blot_env.state import State
 from blot_env.view import SeatView, seat_view
 
@@ -153,8 +153,7 @@ class EngineVector:
                 res = deal_result(s)
                 self.results[e] = res
                 for seat in range(self.num_seats):
-                    t = seat % 2
-                    rewards[e, seat] = res.score[t] - res.score[1 - t]
+                    rewards[e, seat] = side_score_difference(res.score, seat)
                 done[e] = True
                 passed[e] = res.contract is None
                 self.seat[e] = -1
