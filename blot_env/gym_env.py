@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from .actions import action_id
 from .env import ENV_VERSION, raw_env
 from .rules_config import PRESETS
 from .view import seat_view
@@ -59,8 +60,9 @@ class BlotGymEnv(gym.Env):
             ``dealer`` and rules overrides are passed to :class:`~blot_env.env.raw_env`.
         seat: the learner's seat, or ``"random"`` (drawn at every reset).
         opponents: see the module docstring (default ``"random"``).
-        illegal_reward: reward for an illegal learner action, which ends the episode
-            (``info["illegal_action"] = True``); ``None`` raises IllegalActionError instead.
+        illegal_reward: reward for a learner action that the mask forbids, which ends the
+            episode (``info["illegal_action"] = True``); ``None`` raises IllegalActionError
+            instead. A value that is no action id always raises (see :meth:`step`).
         render_mode: ``None`` or ``"ansi"`` (the table from the learner's seat).
 
     Spaces: observation ``Box(0, hi, (D,), float32)`` (the AEC env's ``"observation"``),
@@ -119,11 +121,24 @@ class BlotGymEnv(gym.Env):
         raise RuntimeError("the learner's seat never got to act in 100 deals")
 
     def step(self, action: int):
+        """Play the learner's ``action``, then the other seats until the learner is to act again.
+
+        ``action``: an id in ``0..A-1`` as :func:`blot_env.actions.action_id` accepts it (an
+        int, a numpy integer or a 0-d integer array). A legal id that the mask forbids ends the
+        episode with ``illegal_reward`` (``info["illegal_action"] = True``), or raises when
+        ``illegal_reward`` is None.
+
+        Raises:
+            IllegalActionError: a value that is no action id (a bool, a float such as 3.7, a
+                string such as ``'pass'``, None, an id outside ``0..A-1``, a longer array), always;
+                a masked-out id when ``illegal_reward`` is None.
+        """
         raw = self.raw
-        if self.illegal_reward is not None and not (0 <= int(action) < self.action_space.n
-                                                    and self._mask[int(action)]):
+        legal = lambda: [raw.describe(int(a)) for a in np.flatnonzero(self._mask)]  # noqa: E731
+        action = action_id(action, self.seat, self._agent, int(self.action_space.n), legal=legal)
+        if self.illegal_reward is not None and not self._mask[action]:
             return self._obs(), float(self.illegal_reward), True, False, {"illegal_action": True}
-        raw.step(int(action))
+        raw.step(action)
         reward = raw.rewards[self._agent]
         more, done = self._play_others()
         reward += more
