@@ -2,7 +2,12 @@
 
 ``gymnasium.make("BlotBazar-v0", opponents="random")`` (ids: ``Blot`` + the preset in
 CamelCase + ``-v0``: ``BlotBazar-v0``, ``BlotBazarApp-v0``, ``BlotDuel-v0``, ...). The env has
-``action_masks()`` so sb3-contrib's ``MaskablePPO`` trains on it directly.
+``action_masks()`` so sb3-contrib's ``MaskablePPO`` trains on it directly. The ids are
+registered without Gymnasium's ``OrderEnforcing`` and env-checker wrappers, which would hide
+``action_masks()`` (Gymnasium wrappers do not forward unknown methods): ``gymnasium.make``
+returns the env itself. Under wrappers of your own, call
+``env.get_wrapper_attr("action_masks")()`` (what sb3-contrib does) or
+``env.unwrapped.action_masks()``.
 
 Opponent policies are callables of one of two forms (the form is read from the signature, or
 forced by a ``policy_input`` attribute equal to ``"view"`` or ``"obs"``):
@@ -90,6 +95,7 @@ class BlotGymEnv(gym.Env):
         self.action_space = self.raw.action_spaces["player_0"]
         self._policies = self._normalize(opponents, n)
         self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._agent: str | None = None  # set by reset
 
     @staticmethod
     def _normalize(opponents, n: int) -> list[tuple[str, Policy] | None]:
@@ -133,6 +139,8 @@ class BlotGymEnv(gym.Env):
                 string such as ``'pass'``, None, an id outside ``0..A-1``, a longer array), always;
                 a masked-out id when ``illegal_reward`` is None.
         """
+        if self._agent is None:
+            raise gym.error.ResetNeeded("call reset() before step() (BlotGymEnv)")
         raw = self.raw
         legal = lambda: [raw.describe(int(a)) for a in np.flatnonzero(self._mask)]  # noqa: E731
         action = action_id(action, self.seat, self._agent, int(self.action_space.n), legal=legal)
@@ -194,7 +202,11 @@ def register_gym_envs() -> list[str]:
     for p in PRESETS:
         gid = gym_id(p)
         if gid not in gym.registry:
-            gym.register(id=gid, entry_point="blot_env.gym_env:BlotGymEnv", kwargs={"preset": p})
+            # no OrderEnforcing/PassiveEnvChecker around it: Gymnasium's wrappers do not forward
+            # unknown methods, and ``gymnasium.make(...).action_masks()`` must work (the env
+            # enforces reset-before-step itself; check_env passes on it, tests/test_gym_wrapper.py)
+            gym.register(id=gid, entry_point="blot_env.gym_env:BlotGymEnv", kwargs={"preset": p},
+                         order_enforce=False, disable_env_checker=True)
         ids.append(gid)
     return ids
 
