@@ -41,7 +41,7 @@ def _assert_clear(err: IllegalActionError, value, expected: str, seat: int, agen
     if agent:
         assert agent in msg and err.agent == agent
     assert expected in msg  # what was wrong / expected
-    if value is not None and not isinstance(value, int) or isinstance(value, bool):
+    if (value is not None and not isinstance(value, int)) or isinstance(value, bool):
         assert "an action id is an int, a numpy integer or a 0-d integer array" in msg
 
 

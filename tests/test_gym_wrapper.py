@@ -109,7 +109,7 @@ def test_match_episode_and_render():
 
 
 def test_maskable_ppo_smoke(tmp_path, monkeypatch):
-    sb3 = pytest.importorskip("sb3_contrib")
+    sb3 = pytest.importorskip("sb3_contrib", reason="sb3-contrib is in the test extra: pip install -e '.[test]'")
     # SB3's default logger makes a fresh /tmp/SB3-<time> folder per model; keep it in tmp_path.
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
     env = gymnasium.make("BlotBazarApp-v0")

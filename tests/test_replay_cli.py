@@ -121,18 +121,79 @@ def test_malformed_record_refused(tmp_path, name, mutate, field):
     assert f"{name}.json" in lines[0] and field in lines[0], lines[0]
 
 
-@pytest.mark.parametrize(("name", "raw"), [("bad_json", '{"format": "blot-record/1", "preset": '), ("empty", ""),
-                                           ("bad_jsonl", None)])
+@pytest.mark.parametrize(("name", "raw"), [("bad_json", '{"format": "blot-record/1", "preset": '), ("empty", "")])
 def test_unreadable_file_refused(tmp_path, name, raw):
-    if raw is None:
-        path = write(tmp_path, f"{name}.jsonl", raw=json.dumps(base_record()) + "\n{oops\n")
-    else:
-        path = write(tmp_path, f"{name}.json", raw=raw)
+    path = write(tmp_path, f"{name}.json", raw=raw)
     p = run_replay(path)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     (line,) = error_lines(p)
     assert path.name in line and "JSON" in line
-    assert p.stderr.splitlines()[-1] == "0 of 0 records replayed with their results; 1 file(s) could not be read"
+    assert p.stderr.splitlines()[-1] == ("0 of 0 records replayed with their results; 1 file(s) could not be read "
+                                         "or held no record")
+
+
+def test_bad_jsonl_line_is_one_failed_record_and_the_others_replay(tmp_path):
+    rec = base_record()
+    path = write(tmp_path, "bad.jsonl", raw=json.dumps(rec) + "\n{oops\n" + json.dumps(rec) + "\n")
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert line.startswith(f"{path}: line 2: not valid JSON")
+    assert [json.loads(ln) for ln in p.stdout.splitlines()] == [rec["result"]] * 2
+    assert "2 of 3 records" in p.stderr
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl", "blank.jsonl", "empty_list.json"])
+def test_file_without_records_is_an_error(tmp_path, name):
+    raw = {"empty.jsonl": "", "blank.jsonl": "\n  \n\n", "empty_list.json": "[]"}[name]
+    path = write(tmp_path, name, raw=raw)
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr and p.stdout == ""
+    (line,) = error_lines(p)
+    assert line == f"{path}: no records (an empty file); expected JSON deal records (docs/deal-record.md)"
+
+
+@pytest.mark.parametrize("name", ["model.pt", "records.jsonl", "records.json"])
+def test_binary_file_is_refused_naming_the_file(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"PK\x03\x04\x14\x00\x08\x00\xa3\xfe\x00\xff" * 50)
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert line.startswith(f"cannot read {path}: line 1 is not UTF-8 text") or line.startswith(f"{path}: ")
+    assert str(path) in line and "binary file" in line
+
+
+def test_record_without_format_is_refused():
+    from blot_env.errors import RecordError
+    from blot_env.record import replay_record
+
+    rec = base_record()
+    del rec["format"]
+    with pytest.raises(RecordError, match=r'field "format": missing; a deal record starts with "format": '
+                                          r'"blot-record/1"'):
+        replay_record(rec)
+
+
+def test_help_names_the_console_script():
+    p = subprocess.run([sys.executable, "-m", "blot_env.replay", "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=REPO)
+    assert p.returncode == 0 and p.stdout.startswith("usage: blot-replay ")
+
+
+def test_jsonl_is_streamed(tmp_path):
+    """The records of a .jsonl come one line at a time: the first is out before a bad byte
+    further down the file is read."""
+    from blot_env.errors import RecordError
+    from blot_env.record import iter_records
+
+    rec = base_record()
+    path = tmp_path / "long.jsonl"
+    path.write_bytes((json.dumps(rec) + "\n").encode() * 3 + b"\xff\xfe\n" + b" " * 100_000)
+    it = iter_records(path)
+    assert next(it) == ("line 1", rec)
+    with pytest.raises(RecordError, match=r"line 4 is not UTF-8 text"):
+        list(it)
 
 
 def test_missing_file_and_non_object_records(tmp_path):
