@@ -1,6 +1,6 @@
 """Agents by name: ``make_agent("rules")``, ``make_agent("ppo")``, ``make_agent("runs/x/best.pt")``.
 
-Names (spec/evaluation.md "The baseline ladder"):
+Names (docs/evaluation.md "The baseline agents"):
 
 * ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
 * ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and

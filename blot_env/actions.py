@@ -1,6 +1,6 @@
 """The one flat action layout: named contiguous blocks of action ids (rules of thumb 2).
 
-Every action has one canonical string (spec/deal-record.md); ``describe`` and ``parse``
+Every action has one canonical string (docs/deal-record.md); ``describe`` and ``parse``
 map ids and strings one-to-one. Nothing else in the package does index arithmetic on
 action ids: it calls the ``*_id`` helpers of :class:`ActionLayout`.
 """
@@ -134,7 +134,7 @@ class ActionLayout:
 
     # ----------------------------------------------------------------- strings
     def describe(self, action: int) -> str:
-        """The canonical action string of an id (spec/deal-record.md).
+        """The canonical action string of an id (docs/deal-record.md).
 
         Raises:
             UnknownActionError: ``action`` is not in ``0..num_actions-1``.

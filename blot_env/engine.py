@@ -1,4 +1,4 @@
-"""Phase dispatch over the immutable deal state (style.md "engine.py").
+"""Phase dispatch over the immutable deal state.
 
 ``new_deal`` -> ``legal_actions`` / ``apply_action`` -> ``is_terminal`` -> ``deal_result``.
 Every function is pure: it returns a new :class:`State` and never mutates one.

@@ -1,4 +1,4 @@
-"""Deal records (spec/deal-record.md): parse, validate, replay, and write.
+"""Deal records (docs/deal-record.md): parse, validate, replay, and write.
 
 ``load_records(path)`` reads a ``.json`` (one record or a list) or ``.jsonl`` file;
 ``replay_record(obj)`` plays the actions through the engine and returns the final state
@@ -37,7 +37,7 @@ def rules_from_record(obj: dict) -> RulesConfig:
     knobs = {k: v for k, v in rules.items() if k != "preset"}
     try:
         if preset not in PRESETS and set(knobs) == set(KNOBS) - {"preset"}:
-            # a custom rules value: the record lists every knob (spec/deal-record.md)
+            # a custom rules value: the record lists every knob (docs/deal-record.md)
             return RulesConfig(preset=preset, **knobs)
         return make_rules(preset, **knobs)
     except ConfigError as e:
@@ -139,7 +139,7 @@ def compare_result(expected: Any, got: dict) -> list[str]:
 
 
 def make_record(state: State, include_result: bool = True) -> dict:
-    """The deal record (spec/deal-record.md) of a deal so far; ``result`` when it is over."""
+    """The deal record (docs/deal-record.md) of a deal so far; ``result`` when it is over."""
     cfg = state.cfg
     lay = layout_for(cfg)
     from .variants import record_hands

@@ -1,4 +1,4 @@
-"""The compiled AEC env against the reference path, step by step (issue 4's throughput item).
+"""The compiled AEC env against the reference path, step by step.
 
 ``raw_env`` keeps its deal as a compiled row (``blot_env.batched._single``); ``_ReferenceEnv``
 is the same class stepped by the reference engine (immutable State, ``seat_view``,

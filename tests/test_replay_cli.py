@@ -1,4 +1,4 @@
-"""``python -m blot_env.replay`` as a user runs it (spec/deal-record.md "Replay command"):
+"""``python -m blot_env.replay`` as a user runs it (docs/deal-record.md "Replay command"):
 results printed one JSON per record, exit status, and one clear line per bad record, never a
 traceback."""
 

@@ -325,7 +325,7 @@ def test_open_card_is_public():
 @pytest.mark.parametrize("preset", ["duel", "duel-app"])
 def test_views_hide_the_other_hand_and_the_stock(preset):
     """A seat's view is unchanged when the opponent's unseen cards and the undealt stock are
-    resampled (the same public history replays): no hidden card leaks (style.md rule 8)."""
+    resampled (the same public history replays): no hidden card leaks."""
     cfg = make_rules(preset)
     rng = np.random.default_rng(7)
     checked = 0

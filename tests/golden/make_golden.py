@@ -206,7 +206,7 @@ CASES: list[Case] = [
          rules={"declarations": "auto"}),
     Case("passed_out", CAP, P4, _res(None, None, None, None, [0, 0], [0, 0], [0, 0], [0, 0]),
          "Four passes with no bid: 'Ставку не сказал никто — карты пересдаёт следующий игрок'. "
-         "A passed-out record: contract null, made null, score 0:0 (spec/deal-record.md)."),
+         "A passed-out record: contract null, made null, score 0:0 (docs/deal-record.md)."),
 ]
 
 # --- manual declarations (preset bazar's default) and bazar-app ---------------------------
