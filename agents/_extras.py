@@ -61,12 +61,19 @@ def require(group: str, what: str) -> None:
                                 f"{install_hint(extra)}")
 
 
+def _missing(group: str, what: str, command: str) -> bool:
+    """Print ``command: <what> needs ...; install ...`` and return True when ``group`` is missing."""
+    try:
+        require(group, what)
+    except MissingExtraError as e:
+        print(f"{command}: {e}", file=sys.stderr)
+        return True
+    return False
+
+
 def blot_train() -> int:
     """``blot-train``: the PPO trainer (``agents.ppo.cli:main``), which needs the train extra."""
-    try:
-        require("train", "blot-train")
-    except MissingExtraError as e:
-        print(f"blot-train: {e}", file=sys.stderr)
+    if _missing("train", "blot-train", "blot-train"):
         return 1
     from agents.ppo.cli import main
 
@@ -76,12 +83,9 @@ def blot_train() -> int:
 def blot_eval() -> int:
     """``blot-eval`` (``agents.arena_cli:main``): base dependencies only; ``--plot`` needs matplotlib
     (train extra) and the PPO agents torch (the registry names the extra when one is asked for)."""
-    if any(a == "--plot" or a.startswith("--plot=") for a in sys.argv[1:]):
-        try:
-            require("plot", "blot-eval --plot")
-        except MissingExtraError as e:
-            print(f"blot-eval: {e}", file=sys.stderr)
-            return 1
+    plot = any(a == "--plot" or a.startswith("--plot=") for a in sys.argv[1:])
+    if plot and _missing("plot", "blot-eval --plot", "blot-eval"):
+        return 1
     from agents.arena_cli import main
 
     return int(main() or 0)
