@@ -52,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--preset", default="bazar", help="preset of the records (default bazar)")
     ap.add_argument("--records", type=int, default=50_000, help="records to replay (default 50,000)")
     ap.add_argument("--file", type=Path, default=None,
-                    help="the .jsonl to replay (written when missing or short; default runs/replay_bench_<preset>.jsonl)")
+                    help="the .jsonl to replay (written when missing or short; "
+                         "default runs/replay_bench_<preset>.jsonl)")
     args = ap.parse_args(argv)
     if args.records < 1:
         ap.error(f"--records must be >= 1, got {args.records}")
