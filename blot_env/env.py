@@ -80,7 +80,9 @@ class raw_env(AECEnv):
     Args:
         preset: a preset id of ``blot_env.PRESETS`` (rules.md "Presets").
         episode: ``"deal"`` (one deal per episode) or ``"match"`` (deals to the target).
-        render_mode: ``None`` or ``"ansi"`` (``render()`` returns the table as text).
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the table as text),
+            ``"rgb_array"`` (``uint8[H, W, 3]``, :mod:`blot_env.render_image`; needs Pillow, the
+            ``render`` extra) or ``"human"`` (that picture in a window, else the text on stdout).
         observation_kind: ``"observation"`` or ``"information_state"`` (see
             :mod:`blot_env.observation`).
         reward_scale: multiplies score-sheet rewards (deal mode, and per-deal rewards).
@@ -146,7 +148,8 @@ class raw_env(AECEnv):
         ``*_blot_v0`` (ENV_VERSION 0): first release.
     """
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "name": "bazar_blot_v0", "is_parallelizable": True}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2,
+                                "name": "bazar_blot_v0", "is_parallelizable": True}
 
     def __init__(self, preset: str = "bazar", episode: str = "deal", render_mode: str | None = None,
                  observation_kind: str = "observation", reward_scale: float = 1.0, deal_rewards: bool = False,
@@ -163,8 +166,9 @@ class raw_env(AECEnv):
             raise ConfigError(f"episode must be one of {EPISODES}, got {episode!r}")
         if observation_kind not in KINDS:
             raise ConfigError(f"observation_kind must be one of {KINDS}, got {observation_kind!r}")
-        if render_mode not in (None, "ansi"):
-            raise ConfigError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ConfigError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                              f"got {render_mode!r}")
         n = cfg.num_players
         if dealer is not None and not 0 <= dealer < n:
             raise ConfigError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
@@ -178,6 +182,7 @@ class raw_env(AECEnv):
         self.max_deals = int(max_deals)
         self.render_seat = render_seat
         self.render_all_hands = bool(render_all_hands)
+        self._window = None  # render_mode="human": the window, opened on the first render()
         self.metadata = {**type(self).metadata, "name": env_id(cfg.preset)}
         self.layout = layout_for(cfg)
         self.encoder = ObservationEncoder(cfg, observation_kind, match=episode == "match")
@@ -596,18 +601,34 @@ class raw_env(AECEnv):
         return new
 
     # ------------------------------------------------------------------ render
-    def render(self) -> str | None:
-        """``render_mode="ansi"``: the table as text (see :func:`blot_env.render.render_text`)."""
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the table as text (:func:`blot_env.render.render_text`); ``"rgb_array"``:
+        the picture, ``uint8[H, W, 3]``; ``"human"``: that picture in a window, returns None
+        (:mod:`blot_env.render_image`)."""
         if self.render_mode is None:
             import gymnasium
 
             gymnasium.logger.warn("render() called without a render_mode")
             return None
-        return render_text(self.game_state, self.render_seat, self.render_all_hands,
-                           self._match.totals if self._match else None)
+        text = None
+        if self.render_mode != "rgb_array":
+            text = render_text(self.game_state, self.render_seat, self.render_all_hands,
+                               self._match.totals if self._match else None)
+            if self.render_mode == "ansi":
+                return text
+        from . import render_image
+
+        frame = render_image.render_state(self.game_state, self.render_seat, self.render_all_hands, self._match)
+        if self.render_mode == "rgb_array":
+            return frame
+        self._window = self._window or render_image.HumanWindow(self.metadata["name"])
+        self._window.show(frame, text)
+        return None
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
 
 def env(preset: str = "bazar", episode: str = "deal", render_mode: str | None = None,

@@ -68,7 +68,8 @@ class BlotGymEnv(gym.Env):
         illegal_reward: reward for a learner action that the mask forbids, which ends the
             episode (``info["illegal_action"] = True``); ``None`` raises IllegalActionError
             instead. A value that is no action id always raises (see :meth:`step`).
-        render_mode: ``None`` or ``"ansi"`` (the table from the learner's seat).
+        render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the AEC env's
+            ``render()``, :class:`~blot_env.env.raw_env`).
 
     Spaces: observation ``Box(0, hi, (D,), float32)`` (the AEC env's ``"observation"``),
     action ``Discrete(A)``; ``action_masks() -> bool[A]``.
@@ -76,7 +77,7 @@ class BlotGymEnv(gym.Env):
     following actions (deal mode: its side's score difference at the end of the deal).
     """
 
-    metadata: ClassVar[dict] = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, preset: str = "bazar", seat: int | str = 0,
                  opponents: str | Policy | Sequence[Policy | None] | Mapping[int, Policy] = "random",
@@ -160,10 +161,13 @@ class BlotGymEnv(gym.Env):
         """``bool[A]``: the learner's legal actions now (all False when the episode is over)."""
         return self._mask.copy()
 
-    def render(self) -> str | None:
-        if self.render_mode != "ansi":
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
             return None
         return self.raw.render()
+
+    def close(self) -> None:
+        self.raw.close()
 
     # ------------------------------------------------------------------ internals
     def _obs(self) -> np.ndarray:

@@ -22,7 +22,8 @@ def _scripts() -> dict[str, str]:
 def test_console_scripts_point_at_checked_entries():
     scripts = _scripts()
     assert scripts == {"blot-train": "agents._extras:blot_train", "blot-eval": "agents._extras:blot_eval",
-                       "blot-replay": "blot_env.replay:main"}
+                       "blot-replay": "blot_env.replay:main", "blot-play": "agents.play.cli:main",
+                       "blot-view": "agents.view.cli:main"}
     for target in scripts.values():
         module, func = target.split(":")
         assert callable(getattr(__import__(module, fromlist=[func]), func))
@@ -61,3 +62,14 @@ def test_blot_train_without_yaml_in_a_fresh_interpreter():
     p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert "install the train extra: pip install -e '.[train]'" in p.stderr
+
+
+def test_blot_play_and_blot_view_name_their_extras(monkeypatch, capsys):
+    from agents.play.cli import main as play_main
+    from agents.view.cli import main as view_main
+
+    _without(monkeypatch, "rich", "rich.console", "uvicorn")
+    assert play_main([]) == 2
+    assert 'pip install "blot-env[play]"' in capsys.readouterr().err
+    assert view_main(["tests/golden/passed_out.json"]) == 2
+    assert 'pip install "blot-env[view]"' in capsys.readouterr().err
