@@ -34,8 +34,8 @@ from functools import lru_cache
 import numpy as np
 
 from blot_env.actions import layout_for
-from blot_env.auction import KAPUT_VALUE
 from blot_env.cards import LAST_TRICK_BONUS, NT, SUIT_MASKS, card_points, cards_of, strength, trick_winner_index
+from blot_env.codes import KAPUT_VALUE
 from blot_env.declarations import initial as initial_declarations
 from blot_env.engine import deck_mask
 from blot_env.play import legal_cards
@@ -51,6 +51,7 @@ from .rules_agent import (
     greedy_card,
     holds_stoppers,
     raw_need,
+    standing_contract,
     suit_order,
     team_estimate,
     team_of,
@@ -401,7 +402,7 @@ class MediumAgent(RulesAgent):
         my_team = me % 2
         pass_id = blocks["PASS"][0]
         bids, passed = self._reading(view)
-        high_seat, high_strain, high_value, high_kind, high_plus = self._standing(view)
+        high_seat, high_strain, high_value, high_kind, high_plus = standing_contract(view)
         key = (cfg, me, view.dealer, view.hand, tuple(sorted(bids.items())), passed)
         if len(self._cache) > 64:
             self._cache.clear()
@@ -490,21 +491,6 @@ class MediumAgent(RulesAgent):
         if high_strain >= 0 and high_strain not in out and high_seat % 2 == view.seat % 2:
             out.append(high_strain)
         return out
-
-    @staticmethod
-    def _standing(view: SeatView) -> tuple[int, int, int, str, int]:
-        lay = layout_for(view.cfg)
-        for seat, a in reversed(view.calls):
-            block = lay.block_of[a]
-            if block == "BID":
-                v, s = lay.params[a]
-                return seat, s, v, "num", 0
-            if block == "KAPUT":
-                return seat, lay.params[a][0], KAPUT_VALUE, "kaput", 0
-            if block == "KAPUT_PLUS":
-                p, s = lay.params[a]
-                return seat, s, KAPUT_VALUE + p, "kaput_plus", p
-        return -1, -1, 0, "", 0
 
     @staticmethod
     def _reading(view: SeatView) -> tuple[dict[int, tuple[int, int]], frozenset[int]]:

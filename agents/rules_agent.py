@@ -29,7 +29,6 @@ from collections.abc import Sequence
 import numpy as np
 
 from blot_env.actions import CLS_CARRE, CLS_TERZ, layout_for
-from blot_env.auction import KAPUT_VALUE
 from blot_env.cards import (
     NT,
     PLAIN_ORDER,
@@ -45,6 +44,7 @@ from blot_env.cards import (
     strength,
     trick_winner_index,
 )
+from blot_env.codes import KAPUT_VALUE
 from blot_env.combos import CARRE_ORDER_NT, CARRE_ORDER_TRUMP, best_set, has_blot
 from blot_env.state import Phase
 from blot_env.view import SeatView
@@ -289,20 +289,27 @@ def holds_stoppers(hand: int, strain: int) -> bool:
 # ---------------------------------------------------------------------------- auction helpers
 
 
-def standing_bid(view: SeatView) -> tuple[int, int, int]:
-    """``(seat, strain, value)`` of the standing bid from the public calls, or ``(-1, -1, 0)``."""
+def standing_contract(view: SeatView) -> tuple[int, int, int, str, int]:
+    """``(seat, strain, value, kind, plus)`` of the standing bid from the public calls
+    (rules.md 2.2: ``kind`` ``"num"``, ``"kaput"`` or ``"kaput_plus"``, ``value`` in tens, kaput
+    25 and kaput+N 25 + N), or ``(-1, -1, 0, "", 0)`` while no bid stands."""
     lay = layout_for(view.cfg)
     for seat, a in reversed(view.calls):
         block = lay.block_of[a]
         if block == "BID":
             v, s = lay.params[a]
-            return seat, s, v
+            return seat, s, v, "num", 0
         if block == "KAPUT":
-            return seat, lay.params[a][0], KAPUT_VALUE
+            return seat, lay.params[a][0], KAPUT_VALUE, "kaput", 0
         if block == "KAPUT_PLUS":
             n, s = lay.params[a]
-            return seat, s, KAPUT_VALUE + n
-    return -1, -1, 0
+            return seat, s, KAPUT_VALUE + n, "kaput_plus", n
+    return -1, -1, 0, "", 0
+
+
+def standing_bid(view: SeatView) -> tuple[int, int, int]:
+    """``(seat, strain, value)`` of the standing bid (:func:`standing_contract`), or ``(-1, -1, 0)``."""
+    return standing_contract(view)[:3]
 
 
 def partner_of(seat: int, n: int) -> int:
@@ -562,6 +569,7 @@ __all__ = [
     "own_value",
     "raw_need",
     "standing_bid",
+    "standing_contract",
     "team_estimate",
     "weakest_winner",
 ]

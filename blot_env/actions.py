@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 
 from .cards import NT, STRAINS, card_str, parse_card
+from .codes import CLASS_NAMES, CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_NONE, CLS_TERZ
 from .errors import BlotError, IllegalActionError
 from .rules_config import RulesConfig
 
-#: declaration classes (rules.md 1.4): NONE is the silent announcement
-CLS_NONE, CLS_TERZ, CLS_FIFTY, CLS_HUNDRED, CLS_CARRE = range(5)
-CLASS_NAMES = ("none", "terz", "50", "100", "carre")
+# declaration classes (rules.md 1.4; codes CLS_* of blot_env.codes): NONE is the silent
+# announcement. They are re-exported here beside the ANNOUNCE block they parametrize.
 
 
 class UnknownActionError(BlotError, ValueError):

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from .actions import ActionLayout
 from .cards import RJ
+from .codes import KAPUT_VALUE
 from .combos import achievable_plus
 from .state import Contract, State
-
-KAPUT_VALUE = 25
 
 
 def legal_calls(state: State, lay: ActionLayout) -> list[int]:

@@ -27,6 +27,8 @@ TRUMP_ORDER = (0, 1, 6, 4, 7, 2, 3, 5)  # J 9 A T K Q 8 7
 PLAIN_ORDER = (0, 1, 2, 6, 3, 4, 5, 7)  # A T K Q J 9 8 7
 
 LAST_TRICK_BONUS = 10
+#: raw card points of a whole deal: 62 + 3*30 + 10 with a trump, 4*38 + 10 in no trump
+DEAL_POINTS = 162
 FULL_DECK = (1 << 32) - 1
 #: the 24-card deck (9..A) of the duels, rules.md 3 and 4
 SHORT_DECK = sum(1 << (s * 8 + r) for s in range(4) for r in range(R9, 8))

@@ -9,13 +9,13 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
-from .actions import CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
 from .cards import NT, RK, RQ, make_card
+from .codes import BLOT_RAW, CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
 
 #: bitmask of the four cards of each rank
 RANK_MASKS = tuple(sum(1 << make_card(s, r) for s in range(4)) for r in range(8))
 SEQ_VALUES = {CLS_TERZ: 20, CLS_FIFTY: 50, CLS_HUNDRED: 100}
-BLOT_VALUE = 20
+BLOT_VALUE = BLOT_RAW
 
 #: carre values by rank (raw points), rules.md 1.4      7  8   9    T    J    Q    K    A
 CARRE_ARMENIAN_TRUMP = (0, 0, 140, 100, 200, 100, 100, 110)

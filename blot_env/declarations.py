@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from .actions import CLS_CARRE, ActionLayout
 from .cards import NT
+from .codes import EVENT_CONCEDE, EVENT_HEIGHT, EVENT_HEIGHT_TRUMP, EVENT_REVEAL
 from .combos import Combo, best_of_class, best_set, classes_held, has_blot, seniority
 from .state import Declarations, Right, State, Step
 
@@ -114,7 +115,7 @@ def apply_step(state: State, lay: ActionLayout, action: int) -> State:
         return replace(state, decl=d2, pending=rest)
     if kind == Step.HEIGHT:
         c = d.claim[seat]
-        ev = (seat, 1 if block == "HEIGHT_TRUMP" else 0, c.top)
+        ev = (seat, EVENT_HEIGHT_TRUMP if block == "HEIGHT_TRUMP" else EVENT_HEIGHT, c.top)
         answers = tuple((Step.ANSWER, q) for q in d.announce_order
                         if q % 2 != seat % 2 and d.announced[q] == d.announced[seat] and not d.conceded[q])
         return replace(state, decl=replace(d, events=d.events + (ev,)), pending=answers + rest)
@@ -122,9 +123,9 @@ def apply_step(state: State, lay: ActionLayout, action: int) -> State:
         if block == "CONCEDE":
             conceded = list(d.conceded)
             conceded[seat] = True
-            d2 = replace(d, conceded=tuple(conceded), events=d.events + ((seat, 2, -1),))
+            d2 = replace(d, conceded=tuple(conceded), events=d.events + ((seat, EVENT_CONCEDE, -1),))
         else:
-            d2 = replace(d, events=d.events + ((seat, 3, d.claim[seat].top),))
+            d2 = replace(d, events=d.events + ((seat, EVENT_REVEAL, d.claim[seat].top),))
         return replace(state, decl=d2, pending=rest)
     # SHOW / NOSHOW
     decided = list(d.decided)

@@ -1,5 +1,6 @@
-"""The PettingZoo AEC environment of every blot preset (bookkeeping only: the rules live in the
-reference engine and its compiled port, :mod:`blot_env.batched`).
+"""The PettingZoo AEC environment of every blot preset (bookkeeping only: the live deal sits
+behind the deal interface of :mod:`blot_env.deal`, stepped by the compiled engine or the
+reference engine, ``engine=``).
 
 Quick start::
 
@@ -29,27 +30,15 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .actions import layout_for
-from .batched import _layout as L
-from .batched import _single
-from .batched.convert import from_state, result_from_array, to_state
-from .cards import cards_of
-from .engine import (
-    _apply,
-    apply_action,
-    check_action_id,
-    current_seat,
-    deal_random,
-    deal_result,
-    is_terminal,
-    new_deal,
-)
-from .errors import ConfigError, IllegalActionError
+from .deal import ENGINES, make_deal
+from .engine import deal_random
+from .errors import ConfigError
 from .match import MatchState, after_deal, new_match
 from .observation import KINDS, ObservationEncoder
 from .record import initial_state, make_record, rules_to_record
 from .render import render_text
 from .rules_config import PRESETS, RulesConfig, make_rules, with_overrides
-from .scoring import DealResult
+from .scoring import DealResult, side_score_difference
 from .state import State
 from .view import seat_view
 from .wrappers import classic_stack
@@ -92,6 +81,11 @@ class raw_env(AECEnv):
         render_seat: seat whose hand ``render()`` shows (``None``: the seat to act).
         render_all_hands: ``render()`` also shows every hand (debugging; shows hidden cards).
         rules: a ready :class:`RulesConfig` (then ``preset`` is ignored; overrides apply on top of it).
+        engine: what steps the deal (:mod:`blot_env.deal`): ``"compiled"`` (one compiled row,
+            :class:`blot_env.batched.deal_row.DealRow`), ``"reference"`` (the readable rules
+            engine), or ``"auto"`` (default): compiled when the rules fit in a row, reference
+            otherwise (knob overrides whose auction or stock may outgrow a row). Both behave
+            identically; ``self.engine`` says which one runs.
         **rules_overrides: knobs of :class:`RulesConfig` set on top of the preset (or of ``rules``).
 
     Spaces:
@@ -132,17 +126,19 @@ class raw_env(AECEnv):
         ``state_space``), ``game_state`` (the engine's immutable :class:`State`),
         ``get_state()``/``set_state()`` and ``copy.deepcopy(env)`` (clone mid-episode).
         ``reset(seed=..., options={"dealer": d, "deal": {"dealer", "hands", "stock"}})``.
+        ``engine`` (``"compiled"`` or ``"reference"``) and ``deal`` (the live
+        :class:`blot_env.deal.Deal`; read it, do not step it).
         No global RNG is used: ``reset(seed)`` fixes everything.
 
     Implementation:
-        the live deal is one ``int64[1, ROW]`` row of the batched engine's layout
-        (:mod:`blot_env.batched._layout`), stepped by one compiled call per action
-        (:mod:`blot_env.batched._single`: the action with its legality check, then the next
-        seat's mask and observation, or the deal's score). ``engine.deal_random`` still deals
-        (the env's RNG draws are unchanged), the reference engine explains illegal actions,
-        and ``game_state`` is built from the row (``convert.to_state``) when first asked for
-        after a step; records are written when asked for. ``_ReferenceEnv`` steps the
-        reference engine instead; tests/test_env_fast.py checks that both behave identically.
+        the env keeps agents, rewards, terminations, the match and the records; the live deal
+        is a :class:`blot_env.deal.Deal` (``self.deal``). ``engine.deal_random`` deals (the
+        env's RNG draws do not depend on the engine) and the deal object steps, observes and
+        scores. With the compiled engine the deal is one row of the batched engine's layout,
+        stepped by one compiled call per action; the reference engine explains illegal
+        actions, and ``game_state`` is built from the row when first asked for after a step.
+        Records are written when asked for. tests/test_env_fast.py checks that both engines
+        behave identically.
 
     Version history:
         ``*_blot_v0`` (ENV_VERSION 0): first release.
@@ -154,7 +150,8 @@ class raw_env(AECEnv):
     def __init__(self, preset: str = "bazar", episode: str = "deal", render_mode: str | None = None,
                  observation_kind: str = "observation", reward_scale: float = 1.0, deal_rewards: bool = False,
                  dealer: int | None = None, max_deals: int = 1000, render_seat: int | None = None,
-                 render_all_hands: bool = False, rules: RulesConfig | None = None, **rules_overrides: Any):
+                 render_all_hands: bool = False, rules: RulesConfig | None = None, engine: str = "auto",
+                 **rules_overrides: Any):
         super().__init__()
         if rules is not None:
             if not isinstance(rules, RulesConfig):
@@ -169,6 +166,8 @@ class raw_env(AECEnv):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ConfigError(f"render_mode must be None or one of {self.metadata['render_modes']}, "
                               f"got {render_mode!r}")
+        if engine not in ENGINES:
+            raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
         n = cfg.num_players
         if dealer is not None and not 0 <= dealer < n:
             raise ConfigError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
@@ -201,39 +200,16 @@ class raw_env(AECEnv):
         hi = np.concatenate([self._state_encoder.upper_bounds(), np.ones(4 * n * 32 + 32, np.float32)])
         self.state_space = spaces.Box(0.0, hi, (hi.size,), np.float32)
         self._rng: np.random.Generator | None = None
-        self._state: State | None = None  # the reference state; built lazily from the row (fast path)
         self._match: MatchState | None = None
         self._records: list = []  # dicts, or (deal start, actions, result) tuples made into dicts on demand
         self._obs_cache: dict[str, dict] = {}
-        self._legal: frozenset[int] | None = None  # reference path: legal ids of the state, once observed
         self._agent_of_seat = tuple(self.possible_agents)
-        self._A, self._D = A, D
-        # the compiled per-deal encoder writes D0 entries; the match pieces (match episodes)
-        # come after them, per observer side, in ``_tail`` (see ``_set_tail``)
-        d0 = ObservationEncoder(cfg, observation_kind).size
-        if episode == "match" and (D != d0 + 4 or self.encoder.o_match != d0 or self.encoder.o_to_go != d0 + 2):
-            raise RuntimeError("the match pieces must follow the per-deal observation")  # layout invariant
-        self._tail = np.zeros((2, D - d0), np.float32)
-        if L.capacity_problem(cfg) is not None:
-            # knob overrides whose auctions or stock exceed a compiled row's room
-            # (``_layout.capacity_problem``) run on the reference engine, with the same behaviour
-            self._reference = True
-        if not self._reference:
-            self._T, self._F = _single.tables(cfg, observation_kind)
-        self._row = np.zeros((1, L.ROW), np.int64)  # the live deal (fast path)
-        self._res = np.zeros(16, np.int64)  # the compiled scorer's output
-        self._hist: list[int] = []  # every action id of the current deal
+        #: the live deal (:class:`blot_env.deal.Deal`): compiled row or reference engine
+        self.deal = make_deal(cfg, observation_kind, match=episode == "match", engine=engine)
+        #: ``"compiled"`` or ``"reference"``: the engine that steps the deal
+        self.engine = self.deal.engine
         self._deal0: State | None = None  # the current deal before its first action
-        self._done_result: DealResult | None = None  # result of the current deal once it is over
-        # the agent to act, and its observation and mask, which the last compiled call wrote
-        self._pre_agent: str | None = None
-        self._pre_obs: np.ndarray | None = None
-        self._pre_mask: np.ndarray | None = None
         self._dirty = False  # rewards or infos hold values of a deal's end
-
-    #: private switch: run every step through the reference engine (immutable State, seat_view,
-    #: ObservationEncoder) instead of the compiled row; ``_ReferenceEnv`` sets it (tests compare both)
-    _reference: ClassVar[bool] = False
 
     def seat_of(self, agent: str) -> int:
         """The seat of an agent name (``"player_2"`` -> 2)."""
@@ -285,7 +261,7 @@ class raw_env(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._skip_agent_selection = None
         self._dirty = False
-        self._set_tail()
+        self.deal.set_match(None)
         self._start_deal(dealer, deal)
 
     def _start_deal(self, dealer: int, deal: dict | None = None) -> None:
@@ -296,26 +272,9 @@ class raw_env(AECEnv):
                                    "stock": deal.get("stock", ""), "actions": []})
         else:
             state = deal_random(self.cfg, self._rng, dealer)
-        self._state = self._deal0 = state
+        self._deal0 = state
         self._obs_cache = {}
-        self._legal = None
-        self._done_result = None
-        if self._reference:
-            self.agent_selection = self.possible_agents[current_seat(state)]
-            return
-        self._hist = []
-        # the reference dealt the cards (same RNG draws as ever); the compiled deal_row lays the
-        # same cards into the row (what convert.from_state(state) gives, faster)
-        if state.piles:
-            cards = [c for p in state.piles for c in p]
-        else:
-            cards = [c for h in state.start_hands for c in cards_of(h)]
-        cards = np.array(cards + list(state.stock), dtype=np.int64)
-        obs = np.empty(self._D, np.float32)
-        mask = np.empty(self._A, np.int8)
-        seat = _single.start_one(self._row, self._T, self._F, self._tail, state.dealer, cards, obs, mask)
-        self.agent_selection = self._pre_agent = self._agent_of_seat[seat]
-        self._pre_obs, self._pre_mask = obs, mask
+        self.agent_selection = self._agent_of_seat[self.deal.start(state)]
 
     def step(self, action: int | None) -> None:
         """The agent to act takes ``action`` (an id of the layout; ``None`` for a finished agent).
@@ -329,44 +288,19 @@ class raw_env(AECEnv):
             raise RuntimeError("step() after the episode ended: every agent is done; call reset() first")
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        if self._reference:
-            return self._step_reference(agent, action)
-        if type(action) is not int:
-            seat = self._seat_of[agent]
-            if action is None:
-                raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
-            action = check_action_id(action, seat)
-        obs = np.empty(self._D, np.float32)
-        mask = np.empty(self._A, np.int8)
-        if 0 <= action < self._A:
-            code = _single.step_one(self._row, self._T, self._F, self._tail, action, obs, mask, self._res)
-        else:
-            code = -1
-        if code < 0 and code != _single.DEAL_OVER:
-            self._explain_illegal(action)  # raises; the row is untouched
-        self._hist.append(action)
-        self._state = None
+        deal = self.deal
+        seat = deal.step(action)  # raises IllegalActionError; the deal is then untouched
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:
             self._clear_step()
-        if code >= 0:
-            self.agent_selection = self._pre_agent = self._agent_of_seat[code]
-            self._pre_obs, self._pre_mask = obs, mask
-            return None
-        self._pre_agent = None
-        result = result_from_array(self._res)
-        self._done_result = result
-        self._end_deal(result, (self._deal0, tuple(self._hist), result))
+        if seat >= 0:
+            self.agent_selection = self._agent_of_seat[seat]
+            return None  # every reward is 0: nothing to accumulate
+        result = deal.result()
+        self._end_deal(result, (self._deal0, tuple(deal.history), result))
         self._accumulate_rewards()
         return None
-
-    def _explain_illegal(self, action: int) -> None:
-        """Raise the reference engine's IllegalActionError for an action the compiled check refused."""
-        seat = self._seat_of[self.agent_selection]
-        apply_action(self.game_state, action)
-        raise IllegalActionError(str(action), seat, "the compiled engine refuses it but the reference engine "
-                                 "accepts it (please report this)")
 
     def _clear_step(self) -> None:
         """Zero the rewards and empty the infos that the end of a deal filled."""
@@ -377,47 +311,25 @@ class raw_env(AECEnv):
                 self.infos[a] = {}
         self._dirty = False
 
-    def _step_reference(self, agent: str, action: int | None) -> None:
-        seat = self._seat_of[agent]
-        if action is None:
-            raise IllegalActionError("None", seat, "an action id is required while the agent is to act")
-        action = check_action_id(action, seat)
-        if self._legal is not None and action in self._legal:
-            # already checked against the legal set of this very state (computed for the mask
-            # in observe): skip the engine's second legal_actions call
-            state = _apply(self._state, self.layout, action)
-        else:
-            state = apply_action(self._state, action)  # checks; raises IllegalActionError
-        self._state = state
-        self._obs_cache = {}
-        self._legal = None
-        self._cumulative_rewards[agent] = 0.0
-        self._clear_step()
-        if is_terminal(state):
-            self._end_deal(deal_result(state), make_record(state))
-        else:
-            self.agent_selection = self.possible_agents[current_seat(state)]
-        self._accumulate_rewards()
-
     def _end_deal(self, result: DealResult, record: dict | tuple) -> None:
         rj = result.to_json(self.layout.describe)
         self._records.append(record)
         self._dirty = True
-        diff = (result.score[0] - result.score[1]) * self.reward_scale
+        scale = self.reward_scale
         for a in self.agents:
             self.infos[a] = {"deal_result": rj}
         if self._match is None:
             for a in self.agents:
-                self.rewards[a] = diff if self._seat_of[a] % 2 == 0 else -diff
+                self.rewards[a] = side_score_difference(result.score, self._seat_of[a]) * scale
             self.terminations = dict.fromkeys(self.agents, True)
             return
         m = self._match = after_deal(self._match, result)
-        self._set_tail()
+        self.deal.set_match(m.totals)
         for a in self.agents:
-            side = self._seat_of[a] % 2
-            r = (diff if side == 0 else -diff) if self.deal_rewards else 0.0
+            seat = self._seat_of[a]
+            r = side_score_difference(result.score, seat) * scale if self.deal_rewards else 0.0
             if m.over:
-                r += 1.0 if side == m.winner else -1.0
+                r += 1.0 if seat % 2 == m.winner else -1.0
             self.rewards[a] = r
             self.infos[a].update(match_totals=list(m.totals), match_winner=m.winner, deal_index=m.num_deals - 1)
         if m.over:
@@ -426,21 +338,6 @@ class raw_env(AECEnv):
             self.truncations = dict.fromkeys(self.agents, True)
         else:
             self._start_deal(m.dealer)
-
-    def _set_tail(self) -> None:
-        """The match pieces of the observation per observer side (``ObservationEncoder.encode``
-        with the current match totals): totals / target capped at 10, then what is left / target."""
-        if self._match is None:
-            return
-        totals = self._match.totals
-        t = float(self.cfg.target)
-        tail = np.zeros((2, 4), np.float32)
-        for me in (0, 1):
-            for side in (0, 1):
-                tot = totals[me ^ side]
-                tail[me, side] = min(tot / t, 10.0)
-                tail[me, 2 + side] = max(t - tot, 0.0) / t
-        self._tail = tail  # a new array: clones may share the old one
 
     # ------------------------------------------------------------------ observations
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -455,26 +352,9 @@ class raw_env(AECEnv):
         if agent not in self._seat_of:
             raise KeyError(f"unknown agent {agent!r}; this env's agents are {', '.join(self.possible_agents)}")
         live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
-        if self._reference:
-            out = self._observe_reference(agent, live)
-        elif agent == self._pre_agent and live:
-            out = {"observation": self._pre_obs, "action_mask": self._pre_mask}
-        else:
-            obs = np.empty(self._D, np.float32)
-            mask = np.empty(self._A, np.int8)
-            _single.observe_one(self._row, self._T, self._F, self._tail, self._seat_of[agent], live, obs, mask)
-            out = {"observation": obs, "action_mask": mask}
-        self._obs_cache[agent] = out
+        obs, mask = self.deal.observe(self._seat_of[agent], live)
+        out = self._obs_cache[agent] = {"observation": obs, "action_mask": mask}
         return out
-
-    def _observe_reference(self, agent: str, live: bool) -> dict[str, np.ndarray]:
-        view = seat_view(self._state, self._seat_of[agent])
-        obs = self.encoder.encode(view, self._match.totals if self._match is not None else None)
-        mask = np.zeros(self.layout.num_actions, dtype=np.int8)
-        if view.legal and live:
-            mask[list(view.legal)] = 1
-            self._legal = frozenset(view.legal)
-        return {"observation": obs, "action_mask": mask}
 
     def state(self) -> np.ndarray:
         """Full-information ``float32`` vector (``state_space``): seat 0's information-state
@@ -496,13 +376,10 @@ class raw_env(AECEnv):
     def game_state(self) -> State:
         """The engine's immutable deal state (full information; do not give it to agents).
 
-        Built on first access after a step (``convert.to_state`` of the compiled row, with the
-        env's own list of the deal's actions as its history), then cached until the next step.
+        With the compiled engine it is built on first access after a step (``convert.to_state``
+        of the row, with the deal's actions as its history), then cached until the next step.
         """
-        s = self._state
-        if s is None and self._deal0 is not None:
-            s = self._state = to_state(self._row[0], self.cfg, self._hist)
-        return s
+        return self.deal.state() if self._deal0 is not None else None
 
     @property
     def match_state(self) -> MatchState | None:
@@ -511,9 +388,7 @@ class raw_env(AECEnv):
     # ------------------------------------------------------------------ records
     def record(self) -> dict:
         """The deal record of the current deal so far (docs/deal-record.md, ``make_record``)."""
-        if self._reference:
-            return make_record(self._state)
-        return self._make_record(self._deal0, self._hist, self._done_result)
+        return self._make_record(self._deal0, self.deal.history, self.deal.result())
 
     def _make_record(self, deal0: State, actions, result: DealResult | None) -> dict:
         """``make_record`` of the deal ``deal0`` after ``actions``, with ``result`` if it is over
@@ -539,7 +414,7 @@ class raw_env(AECEnv):
     def get_state(self) -> dict:
         """A snapshot of everything that evolves (the deal, RNG state, bookkeeping)."""
         snap = {
-            "state": self._state, "match": self._match,
+            "deal": self.deal.snapshot(), "deal_start": self._deal0, "match": self._match,
             "rng": copy.deepcopy(self._rng.bit_generator.state) if self._rng is not None else None,
             "agents": list(self.agents), "rewards": dict(self.rewards),
             "cumulative_rewards": dict(self._cumulative_rewards), "terminations": dict(self.terminations),
@@ -548,14 +423,11 @@ class raw_env(AECEnv):
             "skip_agent_selection": getattr(self, "_skip_agent_selection", None),
             "records": list(self._records),
         }
-        if not self._reference:
-            snap.update(row=self._row.copy(), history=tuple(self._hist), deal_start=self._deal0,
-                        done_result=self._done_result)
         return snap
 
     def set_state(self, snap: dict) -> None:
-        """Restore a :meth:`get_state` snapshot (of an env with the same rules and options)."""
-        state = snap["state"]
+        """Restore a :meth:`get_state` snapshot (of an env with the same rules and options,
+        either engine)."""
         self._match = snap["match"]
         if snap["rng"] is not None:
             self._rng = np.random.default_rng()
@@ -570,34 +442,17 @@ class raw_env(AECEnv):
         self._skip_agent_selection = snap["skip_agent_selection"]
         self._records = list(snap["records"])
         self._obs_cache = {}
-        self._legal = None
         self._dirty = True
-        self._set_tail()
-        if "row" in snap:  # a snapshot of the fast path
-            row, hist = snap["row"], snap["history"]
-            deal0, done = snap["deal_start"], snap["done_result"]
-            if self._reference and state is None:
-                state = to_state(row[0], self.cfg, hist)
-        else:  # a snapshot of the reference path
-            row, hist = from_state(state)[None, :], state.history
-            deal0 = new_deal(self.cfg, state.dealer, state.start_hands, state.stock, state.piles or None)
-            done = deal_result(state) if is_terminal(state) else None
-        self._state = state
-        self._deal0 = deal0
-        if not self._reference:
-            self._row = np.array(row, dtype=np.int64)  # a copy: the clone steps its own row
-            self._res = np.zeros(16, np.int64)
-            self._hist = list(hist)
-            self._done_result = done
-            self._pre_agent = None
+        self._deal0 = snap["deal_start"]
+        self.deal.set_match(self._match.totals if self._match is not None else None)
+        self.deal.restore(snap["deal"])
 
     def __deepcopy__(self, memo: dict) -> raw_env:
-        new = copy.copy(self)  # shares the immutable config, layout, encoders and tables
+        new = copy.copy(self)  # shares the immutable config, layout and encoders
+        new.deal = self.deal.copy()
+        new._obs_cache = {}
         if self._deal0 is not None:
             new.set_state(self.get_state())
-        else:
-            new._obs_cache, new._legal = {}, None
-            new._row, new._res = self._row.copy(), self._res.copy()
         return new
 
     # ------------------------------------------------------------------ render
@@ -693,10 +548,3 @@ def register_envs() -> list[str]:
 
 __all__ = ["ENV_VERSION", "env", "env_id", "make", "parallel_env", "raw_env", "register_envs"]
 
-
-class _ReferenceEnv(raw_env):
-    """:class:`raw_env` stepped by the reference engine (immutable :class:`State`,
-    ``seat_view``, :class:`ObservationEncoder`, ``make_record`` at every deal's end): the
-    behaviour the compiled path must reproduce (tests/test_env_fast.py compares the two)."""
-
-    _reference = True

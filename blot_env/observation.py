@@ -37,7 +37,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import layout_for
-from .auction import KAPUT_VALUE
+from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
 from .rules_config import RulesConfig
 from .view import SeatView
 
@@ -47,7 +47,6 @@ KINDS = ("observation", "information_state")
 _CALL_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
 #: blocks whose call becomes the standing bid (rules.md 2.2, 6)
 _HIGH_BLOCKS = ("BID", "KAPUT", "KAPUT_PLUS")
-CONTRACT_KINDS = ("num", "kaput", "kaput_plus", "take", "name")
 RAW_TOTAL = 162.0
 
 
@@ -341,7 +340,7 @@ class ObservationEncoder:
                 one.append(base + n + step)
                 if top >= 0:
                     one.append(base + n + 4 + top)
-                if step == 2:
+                if step == EVENT_CONCEDE:
                     one.append(self.o_conceded + rel[s])
             for s in range(n):
                 one.append(self.o_decided + rel[s] * 3 + view.decided[s] + 1)
@@ -355,18 +354,31 @@ class ObservationEncoder:
         if view.to_act >= 0:
             one.append(self.o_to_act + rel[view.to_act])
         one.append(self.o_dealer + rel[view.dealer])
-        if self.match and match is not None:
-            t = float(cfg.target)
-            me_side = view.seat & 1
-            for side in (0, 1):
-                tot = match[me_side ^ side]
-                obs[self.o_match + side] = min(tot / t, 10.0)
-                obs[self.o_to_go + side] = max(t - tot, 0.0) / t
-        elif self.match:
-            obs[self.o_to_go] = 1.0
-            obs[self.o_to_go + 1] = 1.0
+        if self.match:
+            pieces = self.match_pieces(match)[view.seat & 1]
+            obs[self.o_match:self.o_match + 2] = pieces[:2]
+            obs[self.o_to_go:self.o_to_go + 2] = pieces[2:]
         obs[one] = 1.0
         return obs
+
+    def match_pieces(self, match: Sequence[int] | None) -> np.ndarray:
+        """``float32[2, 4]``: the match pieces of an observation, per observer side (row
+        ``seat % 2``): ``match_score`` for the observer's side and the other (totals / target,
+        capped at 10), then ``match_to_go`` (what is left to the target / target).
+
+        ``match``: the match totals per absolute side (``None``: no deal played yet, both 0).
+        :meth:`encode` writes these values; the compiled deal appends them to its per-deal
+        observation (:class:`blot_env.batched.deal_row.DealRow`).
+        """
+        totals = (0, 0) if match is None else match
+        t = float(self.cfg.target)
+        out = np.zeros((2, 4), np.float32)
+        for me in (0, 1):
+            for side in (0, 1):
+                tot = totals[me ^ side]
+                out[me, side] = min(tot / t, 10.0)
+                out[me, 2 + side] = max(t - tot, 0.0) / t
+        return out
 
     # ------------------------------------------------------------------ helpers
     def upper_bounds(self) -> np.ndarray:

@@ -11,12 +11,13 @@ from collections.abc import Sequence
 
 from .actions import CLASS_NAMES, layout_for
 from .cards import STRAINS, cards_of, cards_str
+from .codes import DOUBLE_NAMES
 from .engine import current_seat
-from .state import DOUBLE_NAMES, Phase, State
+from .state import Phase, State
 from .view import seat_view
 
 _STEP_NAMES = ("announce", "height", "answer", "show")
-_EVENT_NAMES = ("height", "height trump", "concede", "reveal")
+_EVENT_NAMES = ("height", "height trump", "concede", "reveal")  # by EVENT_* code (blot_env.codes)
 
 
 def _hand(mask: int) -> str:

@@ -1,5 +1,10 @@
 """Deal scoring: one function, ``score_deal``, used by the env, search and evaluation.
 
+The formulas of every family live in :func:`score_outcome` (on a deal's tally);
+``blot_env/batched/_score.py`` is their numba twin (``tests/test_batched_combos.py`` and
+``tests/test_batched_diff.py`` hold the two equal) and :func:`side_score_difference` turns a
+result into the deal reward of a seat.
+
 Families (``cfg.scoring``): ``bazar`` rules.md 2.5 and ``duel`` 3/4 (table points, "tp"),
 ``open`` 5.5 with 5.7.5 (tp), ``belote`` 6 (raw points). Card points are always raw
 (0..162; 2-player: from tricks only, undealt cards never in them, 5.7.3).
@@ -10,19 +15,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import NT, card_points, cards_of, round_tens
+from .codes import (
+    BELOTE_BASE,
+    BLOT_RAW,
+    BLOT_TP,
+    CAPOT_CARD_POINTS,
+    DEAL_TP,
+    DOUBLE_NAMES,
+    MULT_BELOTE,
+    MULT_NT,
+    MULT_SUIT,
+)
 from .declarations import blots, counted_sets, set_value
-from .state import DOUBLE_NAMES, Contract, State
+from .rules_config import RulesConfig
+from .state import Contract, State
 from .variants import undealt_mask
-
-#: bid multiplier M, rules.md 2.5:  none contra recontra
-MULT_SUIT = (1, 2, 4)
-MULT_NT = (2, 3, 5)
-#: belote contra multiplier k, rules.md 6: none contra surcontra
-MULT_BELOTE = (1, 2, 4)
-#: what a side that was right gets beside the bid on a failed / doubled belote contract [002]
-BELOTE_BASE = 160
-#: card tp of a deal in the 2-player games: the failed taker's opponent writes 16 (rules.md 3-5)
-DEAL_TP = 16
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,20 @@ def passed_out_result() -> DealResult:
     return DealResult(None, None, (0, 0), (0, 0), (0, 0), (0, 0))
 
 
+def side_score_difference(score, seat: int):
+    """The deal reward of ``seat``: its side's deal score minus the other side's.
+
+    ``score`` is the per-side ``score`` of a :class:`DealResult` (a pair, or any sequence
+    indexed by side: the compiled engines pass a slice of their result vector), in score-sheet
+    units (tp for the Armenian presets, raw for belote, rules.md 2.5); the side is
+    ``seat % 2`` (2-player games: the seat). Partners get the same value; the two sides'
+    values sum to zero. The env, the batched engine (compiled from this very function) and
+    the PPO rollout all take their deal rewards from here.
+    """
+    t = seat % 2
+    return score[t] - score[1 - t]
+
+
 def _team_sums(state: State, per_seat) -> tuple[int, int]:
     a = sum(per_seat[s] for s in range(state.n) if s % 2 == 0)
     b = sum(per_seat[s] for s in range(state.n) if s % 2 == 1)
@@ -71,46 +92,84 @@ def _team_sums(state: State, per_seat) -> tuple[int, int]:
 
 
 def score_deal(state: State) -> DealResult:
-    """Score a finished deal (rules.md 2.5 for bazar; other families by ``cfg.scoring``)."""
-    if state.contract is None:
+    """Score a finished deal (rules.md 2.5 for bazar; other families by ``cfg.scoring``).
+
+    Reads the deal's tally (tricks, raw card points, counted combinations and blots, the
+    undealt cards of a duel) from ``state`` and applies :func:`score_outcome`.
+    """
+    c = state.contract
+    if c is None:
         return passed_out_result()
-    fam = state.cfg.scoring
+    cfg = state.cfg
+    tricks = _team_sums(state, state.tricks)
+    points = _team_sums(state, state.points)
+    combos, blot_by_seat = combination_tally(state)
+    swept = (tricks[0] == cfg.num_tricks, tricks[1] == cfg.num_tricks)
+    undealt = 0
+    if cfg.scoring == "duel":
+        undealt = sum(card_points(x, c.strain) for x in cards_of(undealt_mask(state)))
+    made, comb, score = score_outcome(cfg, c, swept, points, combos, blot_by_seat, undealt)
+    return DealResult(c, made, tricks, points, comb, score)
+
+
+def combination_tally(state: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Per seat: its counted combinations and its blot, in score-sheet units (tp; raw in
+    belote), for a play-phase or finished state whose declarations are final
+    (``declarations.counted_sets`` and ``blots``; rules.md 1.4 item 4, 2.4.2)."""
+    raw = state.cfg.scoring == "belote"
+    combos = tuple(set_value(x) if raw else set_value(x) // 10 for x in counted_sets(state))
+    blot = BLOT_RAW if raw else BLOT_TP
+    return combos, tuple(blot if b else 0 for b in blots(state))
+
+
+def score_outcome(cfg: RulesConfig, c: Contract, swept: tuple[bool, bool], points: tuple[int, int],
+                  combos: tuple[int, ...], blot_by_seat: tuple[int, ...], undealt: int = 0
+                  ) -> tuple[bool, tuple[int, int], tuple[int, int]]:
+    """The score formulas of every family on a deal's tally: ``(made, combinations, score)``.
+
+    Args:
+        cfg: the rules (``cfg.scoring`` picks the family; ``capot_tp``, ``taker_ge``,
+            ``open_complement``, ``num_players`` are read).
+        c: the contract (never None: a passed-out deal scores nothing).
+        swept: per side, whether it took every trick of the deal.
+        points: raw card points per side (0..162, last-trick 10 included).
+        combos: per seat, its counted combinations in score-sheet units (tp; raw in belote);
+            0 for a seat whose combinations do not count.
+        blot_by_seat: per seat, its blot in score-sheet units (``BLOT_TP``; ``BLOT_RAW`` in belote).
+        undealt: raw points of the cards never dealt (duels, rules.md 3-4; else 0).
+
+    Returns ``made`` and per side the ``combinations`` and the ``score`` of the
+    :class:`DealResult` (score-sheet units). Rules: bazar rules.md 2.5, duels 3/4 and 5.7.4,
+    Open Blot 5.5 and 5.7.5, belote 6. The solver (``agents/search/solver.py``) scores its
+    leaves with this function too, on tallies built from its outcome codes.
+
+    Raises:
+        NotImplementedError: an unknown scoring family.
+    """
+    fam = cfg.scoring
     if fam == "bazar":
-        return _score_bazar(state)
+        return _score_bazar(cfg, c, swept, points, combos, blot_by_seat)
     if fam in ("duel", "open"):
-        return _score_two(state)
+        return _score_two(cfg, c, swept, points, combos, blot_by_seat, undealt)
     if fam == "belote":
-        return _score_belote(state)
+        return _score_belote(cfg, c, swept, points, combos, blot_by_seat)
     raise NotImplementedError(f"scoring family {fam!r}")
 
 
-def _combo_tp(state: State) -> tuple[list[int], list[int]]:
-    """Per seat: tp of counted combinations, and tp of blots."""
-    sets = counted_sets(state)
-    bl = blots(state)
-    return [set_value(s) // 10 for s in sets], [2 if b else 0 for b in bl]
-
-
-def _score_bazar(state: State) -> DealResult:
-    cfg = state.cfg
-    c = state.contract
+def _score_bazar(cfg, c, swept, pts, combos, blot_by_seat):
+    """Bazar Blot, tp (rules.md 2.5)."""
     A = c.seat % 2
     D = 1 - A
-    tricks = _team_sums(state, state.tricks)
-    pts = _team_sums(state, state.points)
-    combo_seat, blot_seat = _combo_tp(state)
     K = [0, 0]
-    for s in range(state.n):
-        K[s % 2] += combo_seat[s] + blot_seat[s]
-    total_tricks = cfg.num_tricks
-    capA = tricks[A] == total_tricks
-    capD = tricks[D] == total_tricks
-    V_A = (250 if capA else pts[A]) + 10 * K[A]
+    for s in range(cfg.num_players):
+        K[s % 2] += combos[s] + blot_by_seat[s]
+    capA, capD = swept[A], swept[D]
+    V_A = (CAPOT_CARD_POINTS if capA else pts[A]) + 10 * K[A]
     made = (not capD) and V_A >= 10 * c.value
     if c.is_kaput:
         made = made and capA
     if c.kind == "kaput_plus":
-        made = made and combo_seat[c.seat] + blot_seat[c.seat] >= c.plus
+        made = made and combos[c.seat] + blot_by_seat[c.seat] >= c.plus
     M = (MULT_NT if c.strain == NT else MULT_SUIT)[c.double]
     bid = M * c.value
     score = [0, 0]
@@ -122,17 +181,17 @@ def _score_bazar(state: State) -> DealResult:
             score[D] = (0 if capA else round_tens(pts[D])) + K[D]
             comb[A], comb[D] = K[A], K[D]
         else:
-            score[D] = bid + (cap if capD else 16) + K[A] + K[D]
+            score[D] = bid + (cap if capD else DEAL_TP) + K[A] + K[D]
             comb[D] = K[A] + K[D]
     else:
         w = A if made else D
         capw = capA if made else capD
-        score[w] = bid + (cap if capw else 16) + K[A] + K[D]
+        score[w] = bid + (cap if capw else DEAL_TP) + K[A] + K[D]
         comb[w] = K[A] + K[D]
-    return DealResult(c, made, tricks, pts, (comb[0], comb[1]), (score[0], score[1]))
+    return made, (comb[0], comb[1]), (score[0], score[1])
 
 
-def _score_two(state: State) -> DealResult:
+def _score_two(cfg, c, swept, pts, combos, blot_by_seat, undealt):
     """The 2-player games (tp): duels rules.md 3/4 and 5.7.4, Open Blot 5.5 and 5.7.5.
 
     ``T = card points + 10·K`` per player (K = counted combinations + blot, tp); the taker
@@ -143,13 +202,8 @@ def _score_two(state: State) -> DealResult:
     ``capot_tp`` instead and the capotted player 0 for cards. Failed: the opponent writes
     ``16`` (``capot_tp`` when the taker is capotted) plus both players' combinations.
     """
-    cfg = state.cfg
-    c = state.contract
     t, o = c.seat, 1 - c.seat
-    pts = (state.points[0], state.points[1])
-    tricks = (state.tricks[0], state.tricks[1])
-    combo_seat, blot_seat = _combo_tp(state)
-    K = [combo_seat[s] + blot_seat[s] for s in (0, 1)]
+    K = [combos[s] + blot_by_seat[s] for s in (0, 1)]
     T = [pts[s] + 10 * K[s] for s in (0, 1)]
     beats = T[t] >= T[o] if cfg.taker_ge else T[t] > T[o]
     # cap[s]: player s capotted the other. Duels: s took every trick (5.7.4); Open Blot: the
@@ -157,7 +211,7 @@ def _score_two(state: State) -> DealResult:
     if cfg.scoring == "open":
         cap = [pts[1 - s] == 0 for s in (0, 1)]
     else:
-        cap = [tricks[s] == cfg.num_tricks for s in (0, 1)]
+        cap = [swept[s] for s in (0, 1)]
     made = beats and not cap[o]
     score = [0, 0]
     comb = [0, 0]
@@ -170,16 +224,15 @@ def _score_two(state: State) -> DealResult:
             score[o] = ro + K[o]
             score[t] = (DEAL_TP - ro if cfg.open_complement else round_tens(pts[t])) + K[t]
         else:
-            u = sum(card_points(x, c.strain) for x in cards_of(undealt_mask(state)))
-            score[t] = round_tens(pts[t] + u) + K[t]
+            score[t] = round_tens(pts[t] + undealt) + K[t]
             score[o] = round_tens(pts[o]) + K[o]
     else:
         comb[o] = K[t] + K[o]
         score[o] = (cfg.capot_tp if cap[o] else DEAL_TP) + K[t] + K[o]
-    return DealResult(c, made, tricks, pts, (comb[0], comb[1]), (score[0], score[1]))
+    return made, (comb[0], comb[1]), (score[0], score[1])
 
 
-def _score_belote(state: State) -> DealResult:
+def _score_belote(cfg, c, swept, pts, combos, blot_by_seat):
     """Classic belote, raw points (rules.md 6; RES-16, RES-34, RES-35).
 
     ``T_A = cards_A + Dec_A + Bel_A``; made iff ``T_A >= v`` and the defenders did not take
@@ -189,22 +242,15 @@ def _score_belote(state: State) -> DealResult:
     otherwise a doubled deal pays ``(160 + v)·k`` to the side that was right, and an
     undoubled failure ``160 + v`` to the defenders. Dec and Bel are never multiplied.
     """
-    cfg = state.cfg
-    c = state.contract
     A = c.seat % 2
     D = 1 - A
-    tricks = _team_sums(state, state.tricks)
-    pts = _team_sums(state, state.points)
-    sets = counted_sets(state)
-    bl = blots(state)
     dec, bel = [0, 0], [0, 0]
-    for s in range(state.n):
-        dec[s % 2] += set_value(sets[s])
-        bel[s % 2] += 20 if bl[s] else 0
+    for s in range(cfg.num_players):
+        dec[s % 2] += combos[s]
+        bel[s % 2] += blot_by_seat[s]
     v = c.value
     k = MULT_BELOTE[c.double]
-    capA = tricks[A] == cfg.num_tricks
-    capD = tricks[D] == cfg.num_tricks
+    capA, capD = swept[A], swept[D]
     made = not capD and pts[A] + dec[A] + bel[A] >= v
     comb = [0, 0]
     score = [0, 0]
@@ -226,4 +272,4 @@ def _score_belote(state: State) -> DealResult:
         else:
             score[D] = BELOTE_BASE + v + comb[D]
             score[A] = comb[A]
-    return DealResult(c, made, tricks, pts, (comb[0], comb[1]), (score[0], score[1]))
+    return made, (comb[0], comb[1]), (score[0], score[1])

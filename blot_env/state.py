@@ -9,35 +9,35 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import IntEnum
 
+from . import codes
 from .combos import Combo
 from .rules_config import RulesConfig
 
 
 class Phase(IntEnum):
-    AUCTION = 0
-    PLAY = 1
-    DONE = 2
+    """The phase of a deal (codes ``PHASE_*`` of :mod:`blot_env.codes`)."""
+
+    AUCTION = codes.PHASE_AUCTION
+    PLAY = codes.PHASE_PLAY
+    DONE = codes.PHASE_DONE
 
 
 class Step(IntEnum):
     """Decision steps a seat takes before its card (manual declarations, deal-record.md)."""
 
-    ANNOUNCE = 0
-    HEIGHT = 1
-    ANSWER = 2
-    SHOW = 3
+    ANNOUNCE = codes.STEP_ANNOUNCE
+    HEIGHT = codes.STEP_HEIGHT
+    ANSWER = codes.STEP_ANSWER
+    SHOW = codes.STEP_SHOW
 
 
 class Right(IntEnum):
     """Why a seat may decide ``show``/``noshow`` (rules.md 2.4.3 items 5-7)."""
 
-    NONE = 0
-    LEADING_PAIR = 1
-    PASS_ON = 2
-    PARTNER = 3
-
-
-DOUBLE_NAMES = ("none", "contra", "recontra")
+    NONE = codes.RIGHT_NONE
+    LEADING_PAIR = codes.RIGHT_LEADING_PAIR
+    PASS_ON = codes.RIGHT_PASS_ON
+    PARTNER = codes.RIGHT_PARTNER
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,8 @@ class Declarations:
     ``announced[s]``: -1 not yet, else a class 0..4 (0 = silent). ``claim[s]``: the senior
     instance of the announced class by true cards. ``show_set[s]``: what a show reveals
     (RES-40). ``events``: public height-exchange events ``(seat, step, value)`` with step
-    0 height, 1 height trump, 2 concede, 3 reveal and value the stated top rank (-1 none).
+    0 height, 1 height trump, 2 concede, 3 reveal (``EVENT_*`` of :mod:`blot_env.codes`) and
+    value the stated top rank (-1 none).
     ``decided[s]``: -1 undecided, 0 noshow, 1 show.
     """
 

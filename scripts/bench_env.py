@@ -1,9 +1,11 @@
 """Throughput of the env layers, one core: agent steps per second with random masked moves.
 
-    python scripts/bench_env.py [--preset bazar] [--steps 20000] [--batch 4096] [--json] [--profile]
+    python scripts/bench_env.py [--preset bazar] [--engine auto] [--steps 20000] [--batch 4096]
+                                [--json] [--profile]
 
 Keys: ``aec_steps_per_s`` (``blot_env.env()`` with PettingZoo's wrapper stack: ``last()``
-with the observation, then ``step``), ``raw_env_steps_per_s`` (the unwrapped env, same loop),
+with the observation, then ``step``), ``raw_env_steps_per_s`` (the unwrapped env, same loop;
+both with the deal engine of ``--engine``, docs/env.md "Two engines"),
 ``engine_steps_per_s`` (the reference engine's ``legal_actions`` + ``apply_action`` only),
 ``seat_view_us`` and ``encode_us`` (per call), ``batched_steps_per_s``
 (:class:`blot_env.batched.BatchedEngine` with B = ``--batch`` rows: a compiled random legal
@@ -31,6 +33,7 @@ import warnings
 import numpy as np
 
 from blot_env import make_rules
+from blot_env.deal import ENGINES
 from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions
 from blot_env.env import env, raw_env
 from blot_env.observation import ObservationEncoder
@@ -182,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="bazar")
     ap.add_argument("--kind", default="observation", choices=["observation", "information_state"])
+    ap.add_argument("--engine", default="auto", choices=list(ENGINES), help="the env's deal engine")
     ap.add_argument("--steps", type=int, default=20_000, help="agent steps per measurement")
     ap.add_argument("--repeat", type=int, default=3, help="measurements per figure; the best is kept")
     ap.add_argument("--batch", type=int, default=4096, help="rows B of the batched engine")
@@ -196,9 +200,11 @@ def main(argv: list[str] | None = None) -> int:
     res = {
         "preset": args.preset,
         "observation_kind": args.kind,
-        "aec_steps_per_s": round(max(bench_aec(env(args.preset, observation_kind=args.kind), args.steps) for _ in r)),
-        "raw_env_steps_per_s": round(max(bench_aec(raw_env(args.preset, observation_kind=args.kind), args.steps)
-                                         for _ in r)),
+        "engine": raw_env(args.preset, engine=args.engine).engine,
+        "aec_steps_per_s": round(max(bench_aec(env(args.preset, observation_kind=args.kind, engine=args.engine),
+                                               args.steps) for _ in r)),
+        "raw_env_steps_per_s": round(max(bench_aec(raw_env(args.preset, observation_kind=args.kind,
+                                                           engine=args.engine), args.steps) for _ in r)),
         "engine_steps_per_s": round(max(bench_engine(cfg, args.steps) for _ in r)),
     }
     res["batched_steps_per_s"] = round(max(bench_batched(args.preset, args.kind, args.batch, args.batched_steps)
@@ -216,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{k:>22}: {v}")
     if args.profile:
         prof = cProfile.Profile()
-        e = env(args.preset, observation_kind=args.kind)
+        e = env(args.preset, observation_kind=args.kind, engine=args.engine)
         prof.enable()
         bench_aec(e, args.steps // 2)
         prof.disable()

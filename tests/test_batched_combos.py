@@ -14,9 +14,11 @@ from blot_env import PRESETS, combos
 from blot_env.actions import layout_for
 from blot_env.batched import _combos as BC
 from blot_env.batched import _score as BS
-from blot_env.batched._layout import C_KINDS, CARRES, LONG_RUNS, combo_key, knobs
+from blot_env.batched._layout import combo_key, knobs
 from blot_env.batched.convert import from_state
 from blot_env.cards import FULL_DECK, SHORT_DECK, card_points, cards_of, strength, trick_winner_index
+from blot_env.codes import CARRES, LONG_RUNS
+from blot_env.codes import CONTRACT_KINDS as C_KINDS
 from blot_env.declarations import counted_sets
 from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions
 from blot_env.rules_config import make_rules

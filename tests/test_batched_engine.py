@@ -172,7 +172,7 @@ def test_row_arguments_are_checked():
 
 def test_rules_with_overrides_and_rows_that_cannot_hold_a_config():
     from blot_env import make_rules
-    from blot_env.env import _ReferenceEnv, raw_env
+    from blot_env.env import raw_env
 
     eng = BatchedEngine(rules=make_rules("bazar"), num_envs=1, bid_max=30)
     assert eng.cfg.bid_max == 30
@@ -182,8 +182,10 @@ def test_rules_with_overrides_and_rows_that_cannot_hold_a_config():
     for preset, knobs in (("bazar", {"auction_end_passes": 10}), ("duel", {"short_deck": False})):
         with pytest.raises(ConfigError, match="cannot run this rules config"):
             BatchedEngine(preset, num_envs=1, **knobs)
-        fast, ref = raw_env(preset, **knobs), _ReferenceEnv(preset, **knobs)
-        assert fast._reference  # the env runs such configs on the reference engine
+        with pytest.raises(ConfigError, match="compiled deal row cannot hold"):
+            raw_env(preset, engine="compiled", **knobs)
+        fast, ref = raw_env(preset, **knobs), raw_env(preset, engine="reference", **knobs)
+        assert fast.engine == "reference"  # engine="auto" runs such configs on the reference engine
         fast.reset(seed=3)
         ref.reset(seed=3)
         rng = np.random.default_rng(0)

@@ -1,8 +1,8 @@
 """The compiled AEC env against the reference path, step by step.
 
-``raw_env`` keeps its deal as a compiled row (``blot_env.batched._single``); ``_ReferenceEnv``
-is the same class stepped by the reference engine (immutable State, ``seat_view``,
-``ObservationEncoder``, ``make_record``). Both play the same random deals with the same
+``raw_env(engine="compiled")`` keeps its deal as a compiled row
+(:class:`blot_env.batched.deal_row.DealRow`); ``raw_env(engine="reference")`` steps the
+reference engine (immutable State, ``seat_view``, ``ObservationEncoder``). Both play the same random deals with the same
 actions; at every step the agent to act, every agent's observation and mask, the rewards,
 cumulative rewards, terminations, truncations and infos must be identical, and so must the
 records, the ``game_state``, ``state()`` and the errors of illegal actions. The wrapped env
@@ -23,7 +23,7 @@ from pettingzoo.utils import wrappers as pzw
 
 from blot_env import PRESETS
 from blot_env.batched.convert import from_state
-from blot_env.env import _ReferenceEnv, env, raw_env
+from blot_env.env import env, raw_env
 from blot_env.errors import IllegalActionError
 from blot_env.observation import KINDS
 
@@ -80,7 +80,7 @@ def lockstep(fast, ref, rng: np.random.Generator, where, check_state_every: int 
             same_obs(fast, ref, other, w)
         if steps % check_state_every == 0:
             assert fast.game_state == ref.game_state, w
-            assert np.array_equal(from_state(ref.game_state), fast._row[0]), w
+            assert np.array_equal(from_state(ref.game_state), fast.deal.row[0]), w
             assert fast.record() == ref.record(), w
         o, rew, term, trunc, info = fast.last()
         assert (rew, term, trunc, info) == ref.last()[1:], w
@@ -103,7 +103,8 @@ def lockstep(fast, ref, rng: np.random.Generator, where, check_state_every: int 
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_deals_identical_to_reference(preset, kind):
-    fast, ref = raw_env(preset, observation_kind=kind), _ReferenceEnv(preset, observation_kind=kind)
+    fast = raw_env(preset, engine="compiled", observation_kind=kind)
+    ref = raw_env(preset, engine="reference", observation_kind=kind)
     rng = np.random.default_rng(11)
     ends = set()
     for k in range(DEALS):
@@ -119,7 +120,7 @@ def test_deals_identical_to_reference(preset, kind):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_matches_identical_to_reference(preset):
     kw = {"episode": "match", "deal_rewards": True, "reward_scale": 0.01, "max_deals": 8}
-    fast, ref = raw_env(preset, **kw), _ReferenceEnv(preset, **kw)
+    fast, ref = raw_env(preset, engine="compiled", **kw), raw_env(preset, engine="reference", **kw)
     rng = np.random.default_rng(3)
     for k in range(3):
         fast.reset(seed=100 + k)
@@ -130,7 +131,8 @@ def test_matches_identical_to_reference(preset):
 
 @pytest.mark.parametrize("preset", ["bazar", "duel-app", "open"])
 def test_reset_options_and_clones_identical_to_reference(preset):
-    fast, ref = raw_env(preset, episode="match"), _ReferenceEnv(preset, episode="match")
+    fast = raw_env(preset, engine="compiled", episode="match")
+    ref = raw_env(preset, engine="reference", episode="match")
     fast.reset(seed=5)
     deal = {k: fast.record()[k] for k in ("dealer", "hands", "stock")}
     for e in (fast, ref):
@@ -141,7 +143,8 @@ def test_reset_options_and_clones_identical_to_reference(preset):
         fast.step(a)
         ref.step(a)
     # snapshots move between the two paths, and deep copies continue identically
-    f2, r2 = raw_env(preset, episode="match"), _ReferenceEnv(preset, episode="match")
+    f2 = raw_env(preset, engine="compiled", episode="match")
+    r2 = raw_env(preset, engine="reference", episode="match")
     f2.set_state(ref.get_state())
     r2.set_state(fast.get_state())
     for x, y, seed in ((fast, ref, 1), (f2, r2, 2), (copy.deepcopy(fast), copy.deepcopy(ref), 3)):
@@ -150,7 +153,7 @@ def test_reset_options_and_clones_identical_to_reference(preset):
 
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_illegal_actions_raise_the_reference_errors(preset):
-    fast, ref = raw_env(preset), _ReferenceEnv(preset)
+    fast, ref = raw_env(preset, engine="compiled"), raw_env(preset, engine="reference")
     rng = np.random.default_rng(0)
     for k in range(4):
         fast.reset(seed=k)
@@ -160,14 +163,14 @@ def test_illegal_actions_raise_the_reference_errors(preset):
             bad = [int(a) for a in np.flatnonzero(mask == 0)[:3]] + [fast.layout.num_actions, -1, 10**30]
             for a in bad:
                 errs = []
-                row = fast._row.copy()
+                row = fast.deal.row.copy()
                 for e in (fast, ref):
                     before = e.game_state
                     with pytest.raises(IllegalActionError) as ei:
                         e.step(a)
                     assert e.game_state == before
                     errs.append(str(ei.value))
-                assert np.array_equal(fast._row, row)  # the compiled row is untouched too
+                assert np.array_equal(fast.deal.row, row)  # the compiled row is untouched too
                 assert errs[0] == errs[1]
             a = choose(fast, mask, rng)
             fast.step(a)
@@ -203,7 +206,7 @@ def test_wrapped_env_matches_pettingzoo_wrappers_on_the_reference(preset):
     penalized = 0
     for k in range(6):
         fast = env(preset, illegal_reward=-3.0)
-        ref = _pz_stack(_ReferenceEnv(preset), -3.0)
+        ref = _pz_stack(raw_env(preset, engine="reference"), -3.0)
         for e in (fast, ref):
             with pytest.raises(AttributeError, match="before reset"):
                 e.last()

@@ -13,9 +13,11 @@ import numpy as np
 import pytest
 
 from agents.random_agent import RandomAgent
+from agents.search import _kernel as K
 from agents.search import solver
 from blot_env.actions import layout_for
-from blot_env.engine import apply_action, current_seat, deal_random, legal_actions
+from blot_env.cards import LAST_TRICK_BONUS
+from blot_env.engine import apply_action, current_seat, deal_random, legal_actions, legal_cards_mask
 from blot_env.rules_config import PRESETS, make_rules
 from blot_env.scoring import score_deal
 from blot_env.state import Phase
@@ -247,3 +249,38 @@ def test_solve_rejects_auction_state():
     s = deal_random(make_rules("bazar"), np.random.default_rng(0))
     with pytest.raises(ValueError, match="play-phase"):
         solver.solve(s)
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_kernel_moves_and_tricks_match_the_engine(preset):
+    """The kernel's own move generation and trick resolution (``_kernel.legal_mask``,
+    ``_kernel._trick_result``) against the engine (``legal_cards_mask``, ``apply_action``) on
+    every position of random deals: the same legal cards, and for the last card of a trick
+    the same winner and the same points."""
+    cfg = make_rules(preset)
+    rng = np.random.default_rng(23)
+    positions = tricks = 0
+    for _ in range(6 * SCALE):
+        s = _random_play_state(cfg, rng, 0)
+        while s.phase == Phase.PLAY:
+            if not s.pending:
+                H, CV, _under, TR, _st, P, PTS, TSTR, PSTR, _desc, ABOVE = solver._arrays(s)[:11]
+                seat = current_seat(s)
+                tlen, leader = len(s.trick), s.leader
+                got = K.legal_mask(H[seat] & ~CV[seat], TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE)
+                want = legal_cards_mask(s)
+                assert got == want, (preset, s.trick, seat)
+                positions += 1
+                if tlen == s.n - 1:
+                    for c in (c for c in range(32) if want >> c & 1):
+                        TR[tlen] = c
+                        winner, pts = K._trick_result(TR, leader, P, PTS, TSTR, PSTR)
+                        after = apply_action(s, layout_for(cfg).play_id(c))
+                        gained = [a - b for a, b in zip(after.points, s.points)]
+                        last = s.trick_no == cfg.num_tricks - 1
+                        assert gained[winner] == pts + (LAST_TRICK_BONUS if last else 0), (preset, s.trick, c)
+                        assert sum(gained) == gained[winner]
+                        tricks += 1
+            a = legal_actions(s)
+            s = apply_action(s, a[rng.integers(len(a))])
+    assert positions > 50 and tricks > 10

@@ -26,7 +26,7 @@ import torch
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
 from blot_env.rules_config import RulesConfig
-from blot_env.scoring import DealResult
+from blot_env.scoring import DealResult, side_score_difference
 from blot_env.state import State
 from blot_env.view import SeatView, seat_view
 
@@ -123,8 +123,7 @@ class EngineVector:
                 res = deal_result(s)
                 self.results[e] = res
                 for seat in range(self.num_seats):
-                    t = seat % 2
-                    rewards[e, seat] = res.score[t] - res.score[1 - t]
+                    rewards[e, seat] = side_score_difference(res.score, seat)
                 done[e] = True
                 self.seat[e] = -1
                 self.views[e] = None

@@ -11,6 +11,20 @@ kaput stop (rules.md 2.3). Team 0 maximizes V, team 1 minimizes it. ``solver.py`
 points already won and maps the code to the deal score with a monotone table, which is why a
 minimax over this code is the minimax over the score (see docs/search.md).
 
+Why the kernel has its own move generation and trick resolution: a solve visits millions of
+nodes, each a make/unmake of one card on bare masks in preallocated arrays. The engine's
+``play.legal_cards`` and trick winner work on an immutable ``State`` in Python (about a
+thousand times slower per node), and the batched engine's ``_core.legal_cards_row`` on a whole
+deal row that would have to be copied and restored at every node (and is private to
+``blot_env.batched``). So :func:`legal_mask` and :func:`_trick_result` mirror the rules' home,
+``blot_env.play.legal_cards`` (rules.md 1.3: follow suit, overtrump, the partner exemption,
+undertrump) and ``blot_env.cards.trick_winner_index`` / ``card_points`` (rules.md 1.1-1.2),
+reading the same tables (``cards.TRUMP_ORDER``, ``PLAIN_ORDER``, ``SUIT_MASKS``, ``NT``,
+``LAST_TRICK_BONUS``, via ``solver._tables``). ``tests/test_solver.py::
+test_kernel_moves_and_tricks_match_the_engine`` ties them to the engine on every position of
+random deals of every preset; the deal score is not computed here at all (``solver.leaf_scores``
+applies ``blot_env.scoring.score_outcome``).
+
 Hands are 32-bit card masks (card = suit * 8 + rank, rules.md 1.1). Open Blot piles are
 handled by ``under``: the bit of the card lying under each card (0 if none); ``covered``
 holds the cards still under a pile top (unplayable).
@@ -42,6 +56,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from blot_env.cards import LAST_TRICK_BONUS, NT, SUIT_MASKS, TRUMP_ORDER
+
 #: No NRT: the kernel allocates nothing, and with NRT on, numba wraps every array handed to
 #: a helper in atomic reference-count updates, which took most of the solver's time. (The
 #: batched engine's settings, ``blot_env.batched._jit``, add ``error_model="numpy"``; the
@@ -51,9 +67,14 @@ _jit = njit(cache=True, _nrt=False)
 _jit_inline = njit(cache=True, _nrt=False, inline="always")
 
 INF = 1 << 20
+#: the capot code ``c`` of the outcome code: team 1 took every trick, neither side did (or an
+#: early kaput stop), team 0 took every trick
+CODE_SWEEP1, CODE_PLAIN, CODE_SWEEP0 = 0, 1, 2
+#: trump ranks from the strongest down (J 9 A T K Q 8 7), from ``cards.TRUMP_ORDER``
+TRUMP_RANKS_DESC = tuple(sorted(range(8), key=lambda r: -TRUMP_ORDER[r]))
 #: above every outcome code (3 * 162 + 2); "no upper bound" in the table
 VMAX = 1023
-SUIT = np.array([0xFF << (8 * s) for s in range(4)], dtype=np.int64)
+SUIT = np.array(SUIT_MASKS, dtype=np.int64)
 #: index of a single set bit b (0..31) from b % 37 (37 is prime and 2^k mod 37 are distinct)
 BITPOS = np.zeros(37, dtype=np.int64)
 for _i in range(32):
@@ -62,7 +83,7 @@ for _i in range(32):
 
 @_jit_inline
 def _strength(c, led, P, TSTR, PSTR):
-    if P[1] != 4 and (c >> 3) == P[1]:
+    if P[1] != NT and (c >> 3) == P[1]:
         return TSTR[c]
     if (c >> 3) == led:
         return PSTR[c]
@@ -78,7 +99,7 @@ def legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE):
     led = TR[0] >> 3
     follow = hand & SUIT[led]
     if follow != 0:
-        if trump != 4 and led == trump:
+        if trump != NT and led == trump:
             top = 0
             for i in range(tlen):
                 if (TR[i] >> 3) == trump and TSTR[TR[i]] > top:
@@ -87,7 +108,7 @@ def legal_mask(hand, TR, tlen, leader, seat, P, TSTR, PSTR, ABOVE):
             if over != 0:
                 return over
         return follow
-    if trump == 4:
+    if trump == NT:
         return hand
     trumps = hand & SUIT[trump]
     if trumps == 0:
@@ -222,11 +243,12 @@ def _tt_index(key, bits):
 
 @_jit_inline
 def _final_code(flags):
+    """The capot code of a finished deal from its won flags (bit t: team t won a trick)."""
     if flags & 2 == 0:
-        return 2
+        return CODE_SWEEP0
     if flags & 1 == 0:
-        return 0
-    return 1
+        return CODE_SWEEP1
+    return CODE_PLAIN
 
 
 @_jit_inline
@@ -273,13 +295,13 @@ def _do(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, c, SV, ply):
     tno = ST[2]
     lastt = tno == P[4] - 1
     if lastt:
-        pts += 10
+        pts += LAST_TRICK_BONUS
     gain = 3 * pts if wteam == 0 else 0
     nflags = flags | (1 << wteam)
     if lastt:
         return False, gain + _final_code(nflags)
     if P[5] >= 0 and (nflags >> P[5]) & 1 == 1 and tno >= 1:
-        return False, gain + 1  # early kaput stop (rules.md 2.3)
+        return False, gain + CODE_PLAIN  # early kaput stop (rules.md 2.3)
     for j in range(n):
         SV[ply, 5 + j] = TR[j]  # the next trick overwrites TR
     ST[0] = wseat
@@ -329,7 +351,7 @@ def _last_trick(H, TR, ST, P, PTS, TSTR, PSTR):
         seat = (leader + k) & (n - 1)
         TR[k] = BITPOS[H[seat] % 37]
     wseat, pts = _trick_result(TR, leader, P, PTS, TSTR, PSTR)
-    pts += 10
+    pts += LAST_TRICK_BONUS
     wteam = wseat % 2
     return (3 * pts if wteam == 0 else 0) + _final_code(ST[3] | (1 << wteam))
 
@@ -343,7 +365,7 @@ def _forced_last(H, leader, flags, P, PTS, TSTR, PSTR):
     led = c >> 3
     ws = _strength(c, led, P, TSTR, PSTR)
     w = leader
-    pts = PTS[c] + 10
+    pts = PTS[c] + LAST_TRICK_BONUS
     for k in range(1, n):
         s = (leader + k) & (n - 1)
         c = BITPOS[H[s] % 37]
@@ -365,7 +387,7 @@ def _after_trick(H, TR, ST, P, PTS, TSTR, PSTR):
     gain = 3 * pts if wteam == 0 else 0
     nflags = ST[3] | (1 << wteam)
     if P[5] >= 0 and (nflags >> P[5]) & 1 == 1 and ST[2] >= 1:
-        return gain + 1
+        return gain + CODE_PLAIN
     return gain + _forced_last(H, wseat, nflags, P, PTS, TSTR, PSTR)
 
 
@@ -485,22 +507,20 @@ def _bounds(H, ST, P, PTS):
             t0 |= H[s]
         else:
             t1 |= H[s]
-    total = ST[8] + 10
+    total = ST[8] + LAST_TRICK_BONUS
     sure0 = 0
     sure1 = 0
     n0 = 0
     n1 = 0
-    if trump != 4:
+    if trump != NT:
         base = 8 * trump
         tr0 = (t0 >> base) & 0xFF
         tr1 = (t1 >> base) & 0xFF
-        # trump ranks in decreasing strength: J 9 A T K Q 8 7
-        order = (4, 2, 7, 3, 6, 5, 1, 0)
         # a side's sure trumps: above every trump of the other side
         seen1 = False
         seen0 = False
         for k in range(8):
-            rk = order[k]
+            rk = TRUMP_RANKS_DESC[k]
             if (tr1 >> rk) & 1:
                 seen1 = True
             if (tr0 >> rk) & 1:
@@ -512,11 +532,11 @@ def _bounds(H, ST, P, PTS):
                 sure1 += PTS[base + rk]
                 n1 += 1
     flags = ST[3]
-    hi = 3 * (total - sure1) + (2 if (flags & 2 == 0 and n1 == 0) else 1)
+    hi = 3 * (total - sure1) + (CODE_SWEEP0 if (flags & 2 == 0 and n1 == 0) else CODE_PLAIN)
     if P[5] >= 0:
         lo = 0
     else:
-        lo = 3 * sure0 + (0 if (flags & 1 == 0 and n0 == 0) else 1)
+        lo = 3 * sure0 + (CODE_SWEEP1 if (flags & 1 == 0 and n0 == 0) else CODE_PLAIN)
     return lo, hi
 
 

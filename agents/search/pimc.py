@@ -45,17 +45,15 @@ from dataclasses import replace
 import numpy as np
 
 from blot_env.actions import layout_for
+from blot_env.codes import KAPUT_VALUE
 from blot_env.declarations import initial as initial_declarations
 from blot_env.state import Contract, Phase, State
 from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
-from ..medium_agent import MediumAgent
-from ..rules_agent import RulesAgent, team_estimate
+from ..rules_agent import RulesAgent, standing_contract, team_estimate
 from . import solver
 from .sampler import bidding_weight, sample_worlds
-
-KAPUT_VALUE = 25
 
 
 class PIMCAgent(BaseAgent):
@@ -293,7 +291,7 @@ def pick_weighted(weights: np.ndarray, keys: np.ndarray, m: int) -> list[int]:
 
 def _standing(view: SeatView):
     """``(seat, strain, value, kind, plus)`` of the standing bid, or None."""
-    high = MediumAgent._standing(view)
+    high = standing_contract(view)
     return None if high[0] < 0 else high
 
 

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
 from blot_env.actions import layout_for
-from blot_env.batched import _layout, _single
-from blot_env.batched.convert import to_state
+from blot_env.batched.deal_row import DealRow, capacity_problem, lay_cards
 from blot_env.cards import cards_of
+from blot_env.codes import EVENT_CONCEDE, EVENT_HEIGHT_TRUMP
 from blot_env.combos import classes_held
 from blot_env.engine import apply_action, current_seat, deck_mask, new_deal
 from blot_env.errors import BlotError
@@ -373,12 +372,12 @@ def replay_public(view: SeatView, dealer: int, hands, stock, piles=None) -> Stat
                 elif kind == Step.HEIGHT:
                     if ei >= len(ev):
                         break
-                    a = lay.id("HEIGHT_TRUMP" if ev[ei][1] == 1 else "HEIGHT")
+                    a = lay.id("HEIGHT_TRUMP" if ev[ei][1] == EVENT_HEIGHT_TRUMP else "HEIGHT")
                     ei += 1
                 elif kind == Step.ANSWER:
                     if ei >= len(ev):
                         break
-                    a = lay.id("CONCEDE" if ev[ei][1] == 2 else "REVEAL")
+                    a = lay.id("CONCEDE" if ev[ei][1] == EVENT_CONCEDE else "REVEAL")
                     ei += 1
                 else:
                     if view.decided[q] < 0:
@@ -403,8 +402,8 @@ class _Replayer:
 
     The actions that replay the public history on a consistent deal are the same for every
     consistent deal (the calls, the plays, and declaration steps read from the view), so once
-    one deal has been accepted, its ``State.history`` is replayed on the others by the
-    compiled single-row engine (``blot_env.batched._single.replay_one``); a deal on which
+    one deal has been accepted, its ``State.history`` is replayed on the others by a compiled
+    deal (:meth:`blot_env.batched.deal_row.DealRow.replay`); a deal on which
     that sequence is legal and ``seat_view`` gives the view is consistent, and a consistent
     deal replays that sequence. The accepted states are those :func:`replay_public` gives
     (``tests/test_sampler.py`` compares the two).
@@ -413,44 +412,29 @@ class _Replayer:
     def __init__(self, view: SeatView):
         self.view = view
         self.actions: np.ndarray | None = None
-        self._tables: tuple | None = None
+        self._row: DealRow | None = None
+        self._compiled = capacity_problem(view.cfg) is None  # else the config stays on the Python replay
 
     def __call__(self, hands, stock, piles=None) -> State | None:
         """The replayed state of the deal (``hands``: bitmask per seat as dealt, ``stock``:
         undealt cards in draw order, ``piles``: Open Blot's), or None if it is inconsistent
         with the view."""
         view = self.view
-        if self.actions is not None and self._tables is None:
-            self._tables = self._compile()
-        if not self._tables:
+        if self.actions is None or not self._compiled:
             st = replay_public(view, view.dealer, hands, stock, piles)
             if st is not None and self.actions is None:
                 self.actions = np.array(st.history, dtype=np.int64)
             return st
-        T, F, S = self._tables
-        laid = [c for p in piles for c in p] if piles else [c for h in hands for c in cards_of(h)]
-        cards = np.array(laid + list(stock), dtype=np.int64)
-        if _single.replay_one(S, T, F, view.dealer, cards, self.actions) < self.actions.shape[0]:
+        if self._row is None:
+            self._row = DealRow(view.cfg)
+        row = self._row
+        if row.replay(view.dealer, lay_cards(hands, stock, piles), self.actions) < self.actions.shape[0]:
             return None
         try:
-            st = to_state(S[0], view.cfg, self.actions.tolist())
+            st = row.state()
         except ValueError:
             return None
         return st if seat_view(st, view.seat) == view else None
-
-    def _compile(self) -> tuple:
-        """The compiled engine's tables and row; ``()`` (stay on the Python replay) for a
-        config whose deals may not fit in a row."""
-        if _layout.capacity_problem(self.view.cfg) is not None:
-            return ()
-        T, F = _engine_tables(self.view.cfg)
-        return T, F, np.zeros((1, _layout.ROW), dtype=np.int64)
-
-
-@lru_cache(maxsize=16)
-def _engine_tables(cfg) -> tuple[np.ndarray, np.ndarray]:
-    """The single-row engine's tables of ``cfg``, built once per process (read-only here)."""
-    return _single.tables(cfg, "observation")
 
 
 # ---------------------------------------------------------------------------- public API

@@ -36,11 +36,19 @@ from functools import lru_cache
 import numpy as np
 
 from blot_env.actions import layout_for
-from blot_env.cards import LAST_TRICK_BONUS, NT, PLAIN_ORDER, TRUMP_ORDER, card_points, cards_of, round_tens
-from blot_env.declarations import announce_classes, blots, counted_sets, set_value
+from blot_env.cards import (
+    DEAL_POINTS,
+    LAST_TRICK_BONUS,
+    NT,
+    PLAIN_ORDER,
+    TRUMP_ORDER,
+    card_points,
+    cards_of,
+)
+from blot_env.declarations import announce_classes
 from blot_env.engine import apply_action, current_seat, legal_actions, legal_cards_mask
 from blot_env.rules_config import RulesConfig
-from blot_env.scoring import BELOTE_BASE, DEAL_TP, MULT_BELOTE, MULT_NT, MULT_SUIT, score_deal
+from blot_env.scoring import combination_tally, score_deal, score_outcome
 from blot_env.state import Contract, Phase, State, Step
 
 from . import _kernel as K
@@ -49,7 +57,7 @@ TT_BITS = 18
 #: rows of the kernel's per-ply buffers: more than the 32 plies of a 16-trick deal
 MAX_PLIES = 48
 #: outcome codes X run over 0 .. 3 * 162 + 2
-X_SIZE = 3 * 162 + 3
+X_SIZE = 3 * DEAL_POINTS + 3
 
 
 # ---------------------------------------------------------------------------- declaration policy
@@ -138,16 +146,12 @@ def combo_info(state: State) -> ComboInfo:
     """The :class:`ComboInfo` of a play-phase or finished state whose declarations are final."""
     cfg = state.cfg
     strain = state.contract.strain
-    raw = cfg.scoring == "belote"
-    sets = counted_sets(state)
-    bl = blots(state)
-    comb = tuple(set_value(x) if raw else set_value(x) // 10 for x in sets)
-    blt = tuple((20 if raw else 2) if b else 0 for b in bl)
+    comb, blt = combination_tally(state)
     held = 0
     for h in state.play_hands:
         held |= h
     total = sum(card_points(c, strain) for c in cards_of(held)) + LAST_TRICK_BONUS
-    undealt = 162 - total if cfg.scoring == "duel" else 0
+    undealt = DEAL_POINTS - total if cfg.scoring == "duel" else 0
     return ComboInfo(comb, blt, undealt, total)
 
 
@@ -157,87 +161,14 @@ def combo_info(state: State) -> ComboInfo:
 def leaf_scores(cfg: RulesConfig, c: Contract, info: ComboInfo, p0: int, code: int) -> tuple[int, int]:
     """Deal score per side from team 0's raw card points ``p0`` and capot code ``code``.
 
-    ``code``: 2 team 0 took every trick, 0 team 1 did, 1 otherwise. The same formulas as
-    :func:`blot_env.scoring.score_deal` (rules.md 2.5, 3, 4, 5.5, 6), written on the outcome
-    code; ``tests/test_solver.py`` checks them against it on finished deals of every preset.
+    ``code``: ``K.CODE_SWEEP0`` team 0 took every trick, ``K.CODE_SWEEP1`` team 1 did,
+    ``K.CODE_PLAIN`` otherwise. The deal's tally built from the code goes through
+    :func:`blot_env.scoring.score_outcome`, the formulas ``score_deal`` applies (rules.md 2.5,
+    3, 4, 5.5, 6); ``tests/test_solver.py`` checks the result against ``score_deal`` on
+    finished deals of every preset.
     """
-    n = cfg.num_players
-    pts = (p0, info.total - p0)
-    cap = (code == 2, code == 0)
-    Kt = [0, 0]
-    for s in range(n):
-        Kt[s % 2] += info.combos[s] + info.blots[s]
-    fam = cfg.scoring
-    score = [0, 0]
-    if fam == "bazar":
-        A = c.seat % 2
-        D = 1 - A
-        V_A = (250 if cap[A] else pts[A]) + 10 * Kt[A]
-        made = (not cap[D]) and V_A >= 10 * c.value
-        if c.is_kaput:
-            made = made and cap[A]
-        if c.kind == "kaput_plus":
-            made = made and info.combos[c.seat] + info.blots[c.seat] >= c.plus
-        bid = (MULT_NT if c.strain == NT else MULT_SUIT)[c.double] * c.value
-        if not c.double:
-            if made:
-                score[A] = bid + (cfg.capot_tp if cap[A] else round_tens(pts[A])) + Kt[A]
-                score[D] = (0 if cap[A] else round_tens(pts[D])) + Kt[D]
-            else:
-                score[D] = bid + (cfg.capot_tp if cap[D] else 16) + Kt[A] + Kt[D]
-        else:
-            w = A if made else D
-            score[w] = bid + (cfg.capot_tp if cap[w] else 16) + Kt[A] + Kt[D]
-        return score[0], score[1]
-    if fam in ("duel", "open"):
-        t, o = c.seat, 1 - c.seat
-        T = [pts[s] + 10 * Kt[s] for s in (0, 1)]
-        beats = T[t] >= T[o] if cfg.taker_ge else T[t] > T[o]
-        if fam == "open":
-            capw = [pts[1 - s] == 0 for s in (0, 1)]
-        else:
-            capw = list(cap)
-        made = beats and not capw[o]
-        if made:
-            if capw[t]:
-                score[t], score[o] = cfg.capot_tp + Kt[t], Kt[o]
-            elif fam == "open":
-                ro = round_tens(pts[o])
-                score[o] = ro + Kt[o]
-                score[t] = (DEAL_TP - ro if cfg.open_complement else round_tens(pts[t])) + Kt[t]
-            else:
-                score[t] = round_tens(pts[t] + info.undealt) + Kt[t]
-                score[o] = round_tens(pts[o]) + Kt[o]
-        else:
-            score[o] = (cfg.capot_tp if capw[o] else DEAL_TP) + Kt[t] + Kt[o]
-        return score[0], score[1]
-    if fam == "belote":
-        A = c.seat % 2
-        D = 1 - A
-        dec = [0, 0]
-        bel = [0, 0]
-        for s in range(n):
-            dec[s % 2] += info.combos[s]
-            bel[s % 2] += info.blots[s]
-        v = c.value
-        k = MULT_BELOTE[c.double]
-        made = not cap[D] and pts[A] + dec[A] + bel[A] >= v
-        if cap[A] or cap[D]:
-            w = A if cap[A] else D
-            score[w] = (cfg.capot_tp + v) * k + dec[w] + bel[w]
-            score[1 - w] = bel[1 - w]
-        elif c.double:
-            w = A if made else D
-            score[w] = (BELOTE_BASE + v) * k + dec[w] + bel[w]
-            score[1 - w] = dec[1 - w] + bel[1 - w]
-        elif made:
-            score[A] = v + pts[A] + dec[A] + bel[A]
-            score[D] = pts[D] + dec[D] + bel[D]
-        else:
-            score[D] = BELOTE_BASE + v + dec[D] + bel[D]
-            score[A] = dec[A] + bel[A]
-        return score[0], score[1]
-    raise NotImplementedError(f"scoring family {fam!r}")
+    swept = (code == K.CODE_SWEEP0, code == K.CODE_SWEEP1)
+    return score_outcome(cfg, c, swept, (p0, info.total - p0), info.combos, info.blots, info.undealt)[2]
 
 
 @lru_cache(maxsize=4096)
@@ -251,11 +182,11 @@ def leaf_table(cfg: RulesConfig, c: Contract, info: ComboInfo) -> np.ndarray:
     for x in range(X_SIZE):
         p0, code = divmod(x, 3)
         if p0 > info.total:
-            p0, code = info.total, 2
-        elif code == 2 and p0 != info.total:
-            code = 1
-        if code == 0 and p0 != 0:
-            code = 1
+            p0, code = info.total, K.CODE_SWEEP0
+        elif code == K.CODE_SWEEP0 and p0 != info.total:
+            code = K.CODE_PLAIN
+        if code == K.CODE_SWEEP1 and p0 != 0:
+            code = K.CODE_PLAIN
         s0, s1 = leaf_scores(cfg, c, info, p0, code)
         out[x] = s0 - s1
     out.setflags(write=False)

@@ -22,7 +22,7 @@ from numba import njit
 
 from .. import cards as _cards
 from .. import combos as _ref_combos
-from ..actions import CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
+from ..codes import CARRE_TABLE_CLASSIC, CARRE_TABLE_NONE, CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_TERZ
 from ._jit import jit, jit_inline, stack_array
 
 # Every table is the reference modules' own, as an array (one table in one place).
@@ -122,9 +122,9 @@ def trick_winner_index(cards, ncards: int, strain: int) -> int:
 @jit
 def carre_value(rank: int, strain: int, ctab: int) -> int:
     """Raw value of a carre of ``rank`` (0 = not a combination), rules.md 1.4."""
-    if ctab == 2:
+    if ctab == CARRE_TABLE_NONE:
         return 0
-    if ctab == 1:
+    if ctab == CARRE_TABLE_CLASSIC:
         return CARRE_CLASSIC[rank]
     if strain == NT:
         return CARRE_ARMENIAN_NT[rank]
@@ -203,7 +203,7 @@ def classes_held(hand: int, strain: int, flat: int, ctab: int) -> int:
     out = _run_classes(hand, flat)
     cr = _carre_ranks(hand, strain, ctab)
     if cr:
-        out |= 16
+        out |= 1 << CLS_CARRE
         if flat:
             # flat runs left when held carres are taken out (combos.instances)
             sub = cr

@@ -14,9 +14,40 @@ reference state after the same action, field for field.
 
 from __future__ import annotations
 
-from .. import auction as _auction
-from .. import cards as _cards
-from ..actions import CLS_CARRE
+from ..cards import LAST_TRICK_BONUS, NT, RJ
+from ..codes import (
+    AUCTION_DUEL,
+    AUCTION_OPEN,
+    CLS_CARRE,
+    DECL_AUTO,
+    DECL_MANUAL,
+    DOUBLE_CONTRA,
+    DOUBLE_RECONTRA,
+    EVENT_CONCEDE,
+    EVENT_HEIGHT,
+    EVENT_HEIGHT_TRUMP,
+    EVENT_REVEAL,
+    KAPUT_NONE,
+    KAPUT_RAISABLE,
+    KAPUT_VALUE,
+    KIND_KAPUT,
+    KIND_KAPUT_PLUS,
+    KIND_NAME,
+    KIND_NUM,
+    KIND_TAKE,
+    PHASE_AUCTION,
+    PHASE_DONE,
+    PHASE_PLAY,
+    RIGHT_LEADING_PAIR,
+    RIGHT_NONE,
+    RIGHT_PARTNER,
+    RIGHT_PASS_ON,
+    STEP_ANNOUNCE,
+    STEP_ANSWER,
+    STEP_HEIGHT,
+    STEP_SHOW,
+    UNDERTRUMP_FREE,
+)
 from ._combos import TRUMP_ORDER, achievable_plus, best_of_class, best_set, classes_held
 from ._combos import card_points as _card_points
 from ._combos import strength as _strength
@@ -142,17 +173,7 @@ ERR_RANGE = -2
 ERR_ILLEGAL = -3
 """The action is not legal for the seat to act."""
 
-# auction families (index in _layout.AUCTIONS) and other codes
-_BAZAR, _BELOTE, _DUEL, _OPEN = 0, 1, 2, 3
-_MANUAL, _AUTO, _ANNOUNCE = 0, 1, 2
-_ST_ANNOUNCE, _ST_HEIGHT, _ST_ANSWER, _ST_SHOW = 0, 1, 2, 3
-_R_NONE, _R_LEADING_PAIR, _R_PASS_ON, _R_PARTNER = 0, 1, 2, 3
-_K_NUM, _K_KAPUT, _K_KAPUT_PLUS, _K_TAKE, _K_NAME = 0, 1, 2, 3, 4
-_NT = _cards.NT
-_RJ = _cards.RJ
-_CLS_CARRE = CLS_CARRE
-KAPUT_VALUE = _auction.KAPUT_VALUE
-LAST_TRICK_BONUS = _cards.LAST_TRICK_BONUS
+# the named codes of phases, steps, rights, kinds and knobs come from blot_env.codes
 
 _TRUMP_ORDER = TRUMP_ORDER
 
@@ -210,7 +231,7 @@ def _seniority(S, b, K, seat):
 
 @jit
 def _decl_hand(S, b, K, seat):
-    if K[K_AUCTION] == _OPEN:
+    if K[K_AUCTION] == AUCTION_OPEN:
         return S[b, HANDS + seat] & ~S[b, FACE_DOWN + seat]
     return S[b, HANDS + seat]
 
@@ -314,11 +335,11 @@ def deal_row(S, b, K, dealer, cards):
     for i in range(ns):
         S[b, STOCK + i] = cards[n * k + i]
     S[b, NSTOCK] = ns
-    if K[K_KAPUT] == 0:  # raisable kaput: Ach of each seat per strain (rules.md 2.2), fixed for the auction
+    if K[K_KAPUT] == KAPUT_RAISABLE:  # Ach of each seat per strain (rules.md 2.2), fixed for the auction
         for s in range(n):
             for st in range(K[K_NSTRAINS]):
                 S[b, ACH + 5 * s + st] = achievable_plus(S[b, HANDS + s], st, K[K_LONG_RUN], K[K_CARRE])
-    if K[K_AUCTION] == _OPEN:
+    if K[K_AUCTION] == AUCTION_OPEN:
         S[b, HAS_PILES] = 1
         for s in range(n):
             fd = 0
@@ -339,9 +360,9 @@ def deal_row(S, b, K, dealer, cards):
 def current_seat(S, b, K):
     """Seat to act in row ``b``, or -1 when the deal is over (``engine.current_seat``)."""
     ph = S[b, PHASE]
-    if ph == 0:
+    if ph == PHASE_AUCTION:
         return S[b, SEAT]
-    if ph == 1:
+    if ph == PHASE_PLAY:
         if S[b, NPEND] > 0:
             return S[b, PEND_SEAT]
         return (S[b, LEADER] + S[b, TRICK_LEN]) % K[K_N]
@@ -363,13 +384,13 @@ def legal_cards_row(S, b, K):
     led = S[b, TRICK] >> 3
     follow = hand & (0xFF << (8 * led))
     if follow:
-        if trump != _NT and led == trump:
+        if trump != NT and led == trump:
             over = _trumps_above(follow, trump, _top_trump_order(S, b, trump))
             if over:
                 return over
             return follow
         return follow
-    if trump == _NT:
+    if trump == NT:
         return hand
     trumps = hand & (0xFF << (8 * trump))
     if not trumps:
@@ -383,7 +404,7 @@ def legal_cards_row(S, b, K):
         over = _trumps_above(trumps, trump, top)
         if over:
             return over
-        if K[K_UNDERTRUMP] == 0:
+        if K[K_UNDERTRUMP] == UNDERTRUMP_FREE:
             return hand
         return trumps
     return trumps
@@ -408,7 +429,7 @@ def _bid_floor(S, b, K):
 def _forced_take(S, b, K):
     """Duel round 1: a turned jack passed by the non-dealer forces the dealer (RES-23)."""
     return (K[K_JACK_FORCES] != 0 and S[b, ROUND] == 0 and S[b, SEAT] == S[b, DEALER]
-            and (S[b, STOCK] & 7) == _RJ)
+            and (S[b, STOCK] & 7) == RJ)
 
 
 @jit
@@ -422,12 +443,12 @@ def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
         out[a] = 0
     ph = S[b, PHASE]
     auc = K[K_AUCTION]
-    if ph == 0:
+    if ph == PHASE_AUCTION:
         p = S[b, SEAT]
-        if auc in (_DUEL, _OPEN):
+        if auc in (AUCTION_DUEL, AUCTION_OPEN):
             dealer_turn = p == S[b, DEALER]
             rnd = S[b, ROUND]
-            if auc == _DUEL:
+            if auc == AUCTION_DUEL:
                 if rnd == 0:
                     out[bstart[B_TAKE]] = 1
                     if not _forced_take(S, b, K):
@@ -450,7 +471,7 @@ def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
         out[bstart[B_PASS]] = 1
         dbl = S[b, DOUBLE]
         hs = S[b, HIGH_SEAT]
-        if dbl == 1:
+        if dbl == DOUBLE_CONTRA:
             if hs % 2 == p % 2:
                 out[bstart[B_RECONTRA]] = 1
             return
@@ -470,10 +491,10 @@ def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
                 idx = (lo - bmin + step - 1) // step
             for a in range(bstart[B_BID] + idx * nstr, bstart[B_BID] + nvals * nstr):
                 out[a] = 1
-            if K[K_KAPUT] != 2 and (not has_high or S[b, HIGH_VALUE] < KAPUT_VALUE):
+            if K[K_KAPUT] != KAPUT_NONE and (not has_high or S[b, HIGH_VALUE] < KAPUT_VALUE):
                 for a in range(bstart[B_KAPUT], bstart[B_KAPUT] + nstr):
                     out[a] = 1
-        if K[K_KAPUT] == 0:
+        if K[K_KAPUT] == KAPUT_RAISABLE:
             nmax = K[K_BID_MAX] - KAPUT_VALUE
             nlo = 2
             if has_high and S[b, HIGH_VALUE] - KAPUT_VALUE + 1 > nlo:
@@ -487,21 +508,21 @@ def legal_mask_row(S, b, K, block, p0, p1, bstart, out):
                     ach >>= 1
                     nn += 1
         return
-    if ph != 1:
+    if ph != PHASE_PLAY:
         return
     if S[b, NPEND] > 0:
         kind = S[b, PEND_KIND]
         seat = S[b, PEND_SEAT]
-        if kind == _ST_ANNOUNCE:
+        if kind == STEP_ANNOUNCE:
             cls = 1 | classes_held(_decl_hand(S, b, K, seat), S[b, C_STRAIN], K[K_LONG_RUN], K[K_CARRE])
             for c in range(5):
                 if (cls >> c) & 1:
                     out[bstart[B_ANNOUNCE] + c] = 1
-        elif kind == _ST_HEIGHT:
+        elif kind == STEP_HEIGHT:
             out[bstart[B_HEIGHT]] = 1
-            if S[b, CLAIM_CLS + seat] != _CLS_CARRE and S[b, CLAIM_SUIT + seat] == S[b, C_STRAIN]:
+            if S[b, CLAIM_CLS + seat] != CLS_CARRE and S[b, CLAIM_SUIT + seat] == S[b, C_STRAIN]:
                 out[bstart[B_HEIGHT_TRUMP]] = 1
-        elif kind == _ST_ANSWER:
+        elif kind == STEP_ANSWER:
             out[bstart[B_CONCEDE]] = 1
             out[bstart[B_REVEAL]] = 1
         else:
@@ -523,24 +544,24 @@ def is_legal(S, b, K, block, p0, p1, bstart, a):
     ph = S[b, PHASE]
     blk = block[a]
     auc = K[K_AUCTION]
-    if ph == 0:
+    if ph == PHASE_AUCTION:
         p = S[b, SEAT]
-        if auc in (_DUEL, _OPEN):
+        if auc in (AUCTION_DUEL, AUCTION_OPEN):
             rnd = S[b, ROUND]
-            if auc == _DUEL and rnd == 0:
+            if auc == AUCTION_DUEL and rnd == 0:
                 if blk == B_TAKE:
                     return True
                 return blk == B_PASS and not _forced_take(S, b, K)
             if blk == B_PASS:
                 return not (rnd == 1 and p == S[b, DEALER])
             if blk == B_NAME:
-                return auc == _OPEN or p0[a] != (S[b, STOCK] >> 3)
+                return auc == AUCTION_OPEN or p0[a] != (S[b, STOCK] >> 3)
             return False
         if blk == B_PASS:
             return True
         dbl = S[b, DOUBLE]
         hs = S[b, HIGH_SEAT]
-        if dbl == 1:
+        if dbl == DOUBLE_CONTRA:
             return blk == B_RECONTRA and hs % 2 == p % 2
         if dbl:
             return False
@@ -558,12 +579,12 @@ def is_legal(S, b, K, block, p0, p1, bstart, a):
                 return False
             return ((S[b, ACH + 5 * p + p1[a]] >> nn) & 1) != 0
         return False
-    if ph != 1:
+    if ph != PHASE_PLAY:
         return False
     if S[b, NPEND] > 0:
         kind = S[b, PEND_KIND]
         seat = S[b, PEND_SEAT]
-        if kind == _ST_ANNOUNCE:
+        if kind == STEP_ANNOUNCE:
             if blk != B_ANNOUNCE:
                 return False
             c = p0[a]
@@ -571,12 +592,12 @@ def is_legal(S, b, K, block, p0, p1, bstart, a):
                 return True
             cls = classes_held(_decl_hand(S, b, K, seat), S[b, C_STRAIN], K[K_LONG_RUN], K[K_CARRE])
             return ((cls >> c) & 1) != 0
-        if kind == _ST_HEIGHT:
+        if kind == STEP_HEIGHT:
             if blk == B_HEIGHT:
                 return True
-            return (blk == B_HEIGHT_TRUMP and S[b, CLAIM_CLS + seat] != _CLS_CARRE
+            return (blk == B_HEIGHT_TRUMP and S[b, CLAIM_CLS + seat] != CLS_CARRE
                     and S[b, CLAIM_SUIT + seat] == S[b, C_STRAIN])
-        if kind == _ST_ANSWER:
+        if kind == STEP_ANSWER:
             return blk in (B_CONCEDE, B_REVEAL)
         return blk in (B_SHOW, B_NOSHOW)
     if blk != B_PLAY:
@@ -589,31 +610,31 @@ def is_legal(S, b, K, block, p0, p1, bstart, a):
 def _begin_turn(S, b, K):
     """``engine._begin_turn`` / ``declarations.steps_for_turn`` (rules.md 2.4.3, 5.7.6)."""
     mode = K[K_DECL]
-    if not S[b, HAS_DECL] or mode == _AUTO:
+    if not S[b, HAS_DECL] or mode == DECL_AUTO:
         return
     n = K[K_N]
     seat = current_seat(S, b, K)
     t = S[b, TRICK_NO]
     if t == 0:
         if S[b, ANNOUNCED + seat] == -1:
-            _pend_push_front(S, b, _ST_ANNOUNCE, seat)
+            _pend_push_front(S, b, STEP_ANNOUNCE, seat)
         return
-    if mode != _MANUAL or t > 2 or S[b, DECIDED + seat] != -1 or S[b, RIGHTS + seat] == _R_NONE:
+    if mode != DECL_MANUAL or t > 2 or S[b, DECIDED + seat] != -1 or S[b, RIGHTS + seat] == RIGHT_NONE:
         return
-    if S[b, RIGHTS + seat] == _R_PASS_ON:
+    if S[b, RIGHTS + seat] == RIGHT_PASS_ON:
         lead_team = S[b, DLEADER] % 2
         mine = _seniority(S, b, K, seat)
         for s in range(n):
             if s % 2 == lead_team and S[b, DECIDED + s] == 1 and not mine > _seniority(S, b, K, s):
-                S[b, RIGHTS + seat] = _R_NONE
+                S[b, RIGHTS + seat] = RIGHT_NONE
                 return
-    _pend_push_front(S, b, _ST_SHOW, seat)
+    _pend_push_front(S, b, STEP_SHOW, seat)
 
 
 @jit
 def _fix_leader(S, b, K):
     """End of trick 1 (``declarations.fix_leader``): the leader and the leading pair's rights."""
-    if not S[b, HAS_DECL] or K[K_DECL] != _MANUAL:
+    if not S[b, HAS_DECL] or K[K_DECL] != DECL_MANUAL:
         return
     n = K[K_N]
     best = -1
@@ -629,7 +650,7 @@ def _fix_leader(S, b, K):
     S[b, DLEADER] = best
     for s in range(n):
         if S[b, ANNOUNCED + s] > 0 and not S[b, CONCEDED + s] and s % 2 == best % 2:
-            S[b, RIGHTS + s] = _R_LEADING_PAIR
+            S[b, RIGHTS + s] = RIGHT_LEADING_PAIR
 
 
 @jit
@@ -637,9 +658,9 @@ def _start_play(S, b, K, block, p0, p1, bstart):
     """``engine._start_play``: the duel draw / Open Blot's last tops, then trick 1 (rules.md 2.3, 5.1, 5.7.1)."""
     n = K[K_N]
     auc = K[K_AUCTION]
-    if auc == _DUEL:
+    if auc == AUCTION_DUEL:
         cs = S[b, C_SEAT]
-        keep = S[b, C_KIND] == _K_TAKE or p1[S[b, C_CALL]] != 0
+        keep = S[b, C_KIND] == KIND_TAKE or p1[S[b, C_CALL]] != 0
         lo = 0 if keep else 1
         t = 0
         o = 0
@@ -651,7 +672,7 @@ def _start_play(S, b, K, block, p0, p1, bstart):
     elif S[b, HAS_PILES]:
         for s in range(n):
             S[b, UNLAID + s] = 0
-    S[b, PHASE] = 1
+    S[b, PHASE] = PHASE_PLAY
     S[b, NCALLS] = S[b, NHIST]
     S[b, LEADER] = (S[b, DEALER] + 1) % n
     S[b, TRICK_NO] = 0
@@ -661,10 +682,10 @@ def _start_play(S, b, K, block, p0, p1, bstart):
         S[b, TRICKS + s] = 0
         S[b, POINTS + s] = 0
     S[b, HAS_DECL] = 1
-    if K[K_DECL] == _AUTO:
+    if K[K_DECL] == DECL_AUTO:
         strain = S[b, C_STRAIN]
         for s in range(n):
-            m, v, tk, _ = best_set(S[b, PLAY_HANDS + s], strain, K[K_LONG_RUN], K[K_CARRE], _CLS_CARRE, 0)
+            m, v, tk, _ = best_set(S[b, PLAY_HANDS + s], strain, K[K_LONG_RUN], K[K_CARRE], CLS_CARRE, 0)
             S[b, AUTO_MASK + s] = m
             S[b, AUTO_VALUE + s] = v
             S[b, AUTO_KEY + s] = tk
@@ -685,7 +706,7 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     S[b, LAST_CALL + p] = a
     S[b, NHIST] += 1
     end = 0  # 1 contract, 2 passed out
-    if auc in (_DUEL, _OPEN):
+    if auc in (AUCTION_DUEL, AUCTION_OPEN):
         if blk != B_PASS:
             end = 1
             S[b, HIGH_SEAT] = p
@@ -702,7 +723,7 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     elif blk == B_PASS:
         passes = S[b, PASSES] + 1
         S[b, PASSES] = passes
-        if S[b, DOUBLE] == 1:
+        if S[b, DOUBLE] == DOUBLE_CONTRA:
             if passes >= K[K_CONTRA_END]:
                 end = 1
         elif S[b, HIGH_SEAT] >= 0:
@@ -711,10 +732,10 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
         elif passes >= n:
             end = 2
     elif blk == B_CONTRA:
-        S[b, DOUBLE] = 1
+        S[b, DOUBLE] = DOUBLE_CONTRA
         S[b, PASSES] = 0
     elif blk == B_RECONTRA:
-        S[b, DOUBLE] = 2
+        S[b, DOUBLE] = DOUBLE_RECONTRA
         S[b, PASSES] = 0
         end = 1
     else:
@@ -732,7 +753,7 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
         S[b, PASSES] = 0
     S[b, SEAT] = (p + 1) % n
     if end == 2:
-        S[b, PHASE] = 2
+        S[b, PHASE] = PHASE_DONE
         return
     if end == 0:
         return
@@ -742,25 +763,25 @@ def _apply_auction(S, b, K, block, p0, p1, bstart, a):
     S[b, C_CALL] = hc
     if hb in (B_TAKE, B_NAME):
         if hb == B_TAKE:
-            S[b, C_KIND] = _K_TAKE
+            S[b, C_KIND] = KIND_TAKE
             S[b, C_STRAIN] = S[b, STOCK] >> 3
         else:
-            S[b, C_KIND] = _K_NAME
+            S[b, C_KIND] = KIND_NAME
             S[b, C_STRAIN] = p0[hc]
         S[b, C_VALUE] = 0
         S[b, C_PLUS] = 0
         S[b, C_DOUBLE] = 0
     else:
         if hb == B_BID:
-            S[b, C_KIND] = _K_NUM
+            S[b, C_KIND] = KIND_NUM
             S[b, C_STRAIN] = p1[hc]
             S[b, C_PLUS] = 0
         elif hb == B_KAPUT:
-            S[b, C_KIND] = _K_KAPUT
+            S[b, C_KIND] = KIND_KAPUT
             S[b, C_STRAIN] = p0[hc]
             S[b, C_PLUS] = 0
         else:
-            S[b, C_KIND] = _K_KAPUT_PLUS
+            S[b, C_KIND] = KIND_KAPUT_PLUS
             S[b, C_STRAIN] = p1[hc]
             S[b, C_PLUS] = p0[hc]
         S[b, C_VALUE] = S[b, HIGH_VALUE]
@@ -777,10 +798,10 @@ def _apply_step(S, b, K, block, p0, a):
     blk = block[a]
     S[b, NHIST] += 1
     _pend_pop(S, b)
-    if kind == _ST_ANNOUNCE:
+    if kind == STEP_ANNOUNCE:
         cls = p0[a]
         earlier = False
-        if cls > 0 and K[K_DECL] == _MANUAL:
+        if cls > 0 and K[K_DECL] == DECL_MANUAL:
             for i in range(S[b, NANN]):
                 q = S[b, ANN_ORDER + i]
                 if q % 2 != seat % 2 and S[b, ANNOUNCED + q] == cls:
@@ -803,22 +824,22 @@ def _apply_step(S, b, K, block, p0, a):
             S[b, SHOW_VALUE + seat] = v
             S[b, SHOW_N + seat] = cnt
             if earlier:
-                _pend_push_front(S, b, _ST_HEIGHT, seat)
+                _pend_push_front(S, b, STEP_HEIGHT, seat)
         return
-    if kind == _ST_HEIGHT:
-        _add_event(S, b, seat, 1 if blk == B_HEIGHT_TRUMP else 0, S[b, CLAIM_TOP + seat])
+    if kind == STEP_HEIGHT:
+        _add_event(S, b, seat, EVENT_HEIGHT_TRUMP if blk == B_HEIGHT_TRUMP else EVENT_HEIGHT, S[b, CLAIM_TOP + seat])
         # answers in announce order go in front of the rest: push them in reverse
         for i in range(S[b, NANN] - 1, -1, -1):
             q = S[b, ANN_ORDER + i]
             if q % 2 != seat % 2 and S[b, ANNOUNCED + q] == S[b, ANNOUNCED + seat] and not S[b, CONCEDED + q]:
-                _pend_push_front(S, b, _ST_ANSWER, q)
+                _pend_push_front(S, b, STEP_ANSWER, q)
         return
-    if kind == _ST_ANSWER:
+    if kind == STEP_ANSWER:
         if blk == B_CONCEDE:
             S[b, CONCEDED + seat] = 1
-            _add_event(S, b, seat, 2, -1)
+            _add_event(S, b, seat, EVENT_CONCEDE, -1)
         else:
-            _add_event(S, b, seat, 3, S[b, CLAIM_TOP + seat])
+            _add_event(S, b, seat, EVENT_REVEAL, S[b, CLAIM_TOP + seat])
         return
     show = blk == B_SHOW
     old_right = S[b, RIGHTS + seat]
@@ -826,11 +847,11 @@ def _apply_step(S, b, K, block, p0, a):
     if not show and seat == S[b, DLEADER]:
         for q in range(n):
             if q % 2 != seat % 2 and S[b, ANNOUNCED + q] > 0 and S[b, DECIDED + q] == -1:
-                S[b, RIGHTS + q] = _R_PASS_ON
-    if show and (old_right in (_R_PASS_ON, _R_PARTNER)) and n == 4:
+                S[b, RIGHTS + q] = RIGHT_PASS_ON
+    if show and (old_right in (RIGHT_PASS_ON, RIGHT_PARTNER)) and n == 4:
         partner = (seat + 2) % 4
         if S[b, ANNOUNCED + partner] > 0 and S[b, DECIDED + partner] == -1:
-            S[b, RIGHTS + partner] = _R_PARTNER
+            S[b, RIGHTS + partner] = RIGHT_PARTNER
 
 
 @jit
@@ -870,7 +891,7 @@ def _play_card(S, b, K, card):
     S[b, TRICKS + w] += 1
     S[b, POINTS + w] += pts
     kind = S[b, C_KIND]
-    broken = S[b, KAPUT_BROKEN] != 0 or ((kind in (_K_KAPUT, _K_KAPUT_PLUS))
+    broken = S[b, KAPUT_BROKEN] != 0 or ((kind in (KIND_KAPUT, KIND_KAPUT_PLUS))
                                          and w % 2 != S[b, C_SEAT] % 2)
     for i in range(n):
         S[b, TRICK + i] = -1
@@ -881,7 +902,7 @@ def _play_card(S, b, K, card):
         _fix_leader(S, b, K)
     S[b, TRICK_NO] = t + 1
     if last or (broken and t >= 1):
-        S[b, PHASE] = 2
+        S[b, PHASE] = PHASE_DONE
         for i in range(S[b, NPEND]):
             S[b, PEND_KIND + i] = -1
             S[b, PEND_SEAT + i] = -1
@@ -898,7 +919,7 @@ def apply_row(S, b, K, block, p0, p1, bstart, a):
     outside ``0..A-1``, ``ERR_ILLEGAL`` not legal now) and then leaves the row untouched.
     """
     ph = S[b, PHASE]
-    if ph == 2:
+    if ph == PHASE_DONE:
         return ERR_DONE
     if a < 0 or a >= K[K_NUM_ACTIONS]:
         return ERR_RANGE
@@ -912,7 +933,7 @@ def apply_row(S, b, K, block, p0, p1, bstart, a):
 def apply_legal(S, b, K, block, p0, p1, bstart, a):
     """:func:`apply_row` without the checks, for an action known to be legal (the batched
     engine checks every row against its legal mask first). An illegal ``a`` corrupts the row."""
-    if S[b, PHASE] == 0:
+    if S[b, PHASE] == PHASE_AUCTION:
         _apply_auction(S, b, K, block, p0, p1, bstart, a)
     elif S[b, NPEND] > 0:
         _apply_step(S, b, K, block, p0, a)

@@ -19,6 +19,18 @@ from __future__ import annotations
 import numpy as np
 
 from ..actions import layout_for
+from ..codes import (
+    AUCTIONS,
+    CARRES,
+    DECLS,
+    KAPUT_VALUE,
+    KAPUTS,
+    LONG_RUNS,
+    REVEALS,
+    SCORINGS,
+    TIES,
+    UNDERTRUMPS,
+)
 from ..rules_config import RulesConfig
 
 # ---------------------------------------------------------------------------- row fields
@@ -51,7 +63,7 @@ MAXCALLS = 400
 # --- deal and auction scalars
 DEALER = _f("dealer")
 PHASE = _f("phase")
-"""0 auction, 1 play, 2 done (``state.Phase``)."""
+"""``PHASE_AUCTION``, ``PHASE_PLAY`` or ``PHASE_DONE`` (:mod:`blot_env.codes`, ``state.Phase``)."""
 SEAT = _f("seat")
 """Seat to act in the auction (``State.seat``; kept as the reference updates it)."""
 NCALLS = _f("ncalls")
@@ -70,7 +82,7 @@ C_SEAT = _f("c_seat")
 C_STRAIN = _f("c_strain")
 C_VALUE = _f("c_value")
 C_KIND = _f("c_kind")
-"""0 num, 1 kaput, 2 kaput_plus, 3 take, 4 name (``observation.CONTRACT_KINDS``)."""
+"""``KIND_*`` of :mod:`blot_env.codes` (the index in ``CONTRACT_KINDS``)."""
 C_PLUS = _f("c_plus")
 C_DOUBLE = _f("c_double")
 C_CALL = _f("c_call")
@@ -159,21 +171,10 @@ FIELDS = dict(_fields)
  K_NSTRAINS, K_NUM_ACTIONS) = range(27)
 NK = 27
 
-AUCTIONS = ("bazar", "belote", "duel", "open")
-KAPUTS = ("raisable", "terminal", "none")
-DECLS = ("manual", "auto", "announce")
-REVEALS = ("after_trick1", "end")
-LONG_RUNS = ("split", "100")
-CARRES = ("armenian", "classic", "none")
-SCORINGS = ("bazar", "duel", "open", "belote")
-TIES = ("trick1_order", "nobody")
-UNDERTRUMPS = ("free", "forced")
-
-
 def knobs(cfg: RulesConfig) -> np.ndarray:
     """``int64[NK]``: the rules knobs the compiled code reads, as codes (index = ``K_*``).
 
-    String knobs become their index in the tuples above (``AUCTIONS`` and so on);
+    String knobs become their index in the tuples of :mod:`blot_env.codes` (``AUCTIONS`` and so on);
     ``K_PARTNER_EX`` already folds in ``num_players == 4``.
     """
     k = np.zeros(NK, dtype=np.int64)
@@ -213,9 +214,6 @@ BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "N
 (B_PASS, B_CONTRA, B_RECONTRA, B_BID, B_KAPUT, B_KAPUT_PLUS, B_TAKE, B_NAME, B_ANNOUNCE, B_HEIGHT,
  B_HEIGHT_TRUMP, B_CONCEDE, B_REVEAL, B_SHOW, B_NOSHOW, B_PLAY) = range(16)
 NB = 16
-
-C_KINDS = ("num", "kaput", "kaput_plus", "take", "name")
-
 
 def action_tables(cfg: RulesConfig) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The action layout as arrays: ``(block[A], p0[A], p1[A], bstart[NB])``, all ``int64``.
@@ -258,9 +256,9 @@ def max_calls(cfg: RulesConfig) -> int:
         return 2 * n
     values = set(range(cfg.bid_min, cfg.bid_max + 1, cfg.bid_step))
     if cfg.kaput_bid != "none":
-        values.add(25)
+        values.add(KAPUT_VALUE)
     if cfg.kaput_bid == "raisable":
-        values |= {25 + k for k in layout_for(cfg).kaput_plus_values}
+        values |= {KAPUT_VALUE + k for k in layout_for(cfg).kaput_plus_values}
     return (len(values) + 1) * max(cfg.auction_end_passes, n) + cfg.contra_end_passes + 2
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..codes import EVENT_CONCEDE
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
 from ._core import current_seat
@@ -393,7 +394,7 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
             out[base + n + step] = 1.0
             if top >= 0:
                 out[base + n + 4 + top] = 1.0
-            if step == 2:
+            if step == EVENT_CONCEDE:
                 out[o_con + r] = 1.0
         o = ti[O_DECIDED]
         for s in range(n):

@@ -4,6 +4,13 @@ the counted-combinations logic of :mod:`blot_env.declarations` (``counted_sets``
 (``int64[NK]``, ``_layout.knobs``). Rules: rules.md 1.4 item 4, 2.4.2 RESOLUTION, 2.5, 2.8,
 3/4, 5.5, 5.7.3-5.7.6 and 6.
 
+The home of the formulas is :func:`blot_env.scoring.score_outcome`; this twin exists because a
+kernel compiled without numba's runtime cannot call Python (nor build tuples of a State), and
+it reads the same constants (:mod:`blot_env.codes`). ``tests/test_batched_combos.py`` (random
+finished deals, every knob) and ``tests/test_batched_diff.py`` (every preset, move by move)
+hold the two equal. Rounding and the deal reward are the reference functions themselves,
+compiled (:data:`round_tens`, :data:`side_score_difference`).
+
 Each seat's candidate set (what may count) is read from the row:
 
 * ``auto``: the best set of its hand at the start of play (``AUTO_MASK / AUTO_VALUE /
@@ -19,7 +26,26 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import cards as _cards
 from .. import scoring as _scoring
+from ..cards import NT
+from ..codes import (
+    BELOTE_BASE,
+    BLOT_RAW,
+    BLOT_TP,
+    CAPOT_CARD_POINTS,
+    DEAL_TP,
+    DECL_ANNOUNCE,
+    DECL_AUTO,
+    DECL_MANUAL,
+    DOUBLE_NONE,
+    KIND_KAPUT,
+    KIND_KAPUT_PLUS,
+    SCORING_BAZAR,
+    SCORING_BELOTE,
+    SCORING_OPEN,
+    TIE_NOBODY,
+)
 from ._combos import has_blot, mask_points
 from ._jit import jit
 from ._layout import (
@@ -60,18 +86,15 @@ from ._layout import (
 MULT_SUIT = np.array(_scoring.MULT_SUIT, dtype=np.int64)
 MULT_NT = np.array(_scoring.MULT_NT, dtype=np.int64)
 MULT_BELOTE = np.array(_scoring.MULT_BELOTE, dtype=np.int64)
-BELOTE_BASE = _scoring.BELOTE_BASE
-DEAL_TP = _scoring.DEAL_TP
-NT = _scoring.NT
 #: ``out`` of ``score_row``: made, tricks[2], card_points[2], combinations[2], score[2]
 R_MADE, R_TRICKS, R_POINTS, R_COMB, R_SCORE = 0, 1, 3, 5, 7
 NRES = 9
 
-
-@jit
-def round_tens(x: int) -> int:
-    """Table-point rounding r(x) of rules.md 0: last digit 0-5 down, 6-9 up (``cards.round_tens``)."""
-    return x // 10 + (1 if x % 10 >= 6 else 0)
+#: table-point rounding r(x) of rules.md 0: ``cards.round_tens`` itself, compiled
+round_tens = jit(_cards.round_tens)
+#: the deal reward of a seat from a result's score pair: ``scoring.side_score_difference``
+#: itself, compiled (the batched engine's rewards; ``score`` is ``res[b, R_SCORE:R_SCORE + 2]``)
+side_score_difference = jit(_scoring.side_score_difference)
 
 
 @jit
@@ -79,12 +102,12 @@ def seat_set(S, b: int, K, s: int):
     """Seat ``s``'s candidate set (see the module docstring): ``(present, mask, raw value,
     combo_key of its senior combination)``; ``present`` False for an empty set."""
     decl = K[K_DECL]
-    if decl == 1:  # auto
+    if decl == DECL_AUTO:
         key = S[b, AUTO_KEY + s]
         if key < 0:
             return False, 0, 0, -1
         return True, S[b, AUTO_MASK + s], S[b, AUTO_VALUE + s], key
-    if decl == 0:
+    if decl == DECL_MANUAL:
         shown = S[b, DECIDED + s] == 1
     else:
         shown = S[b, ANNOUNCED + s] > 0
@@ -97,14 +120,14 @@ def seat_set(S, b: int, K, s: int):
 def _full_key(S, b: int, K, s: int, key: int) -> int:
     """``declarations._set_key`` as one int: ``key * 4 + (3 - pos)`` with pos the announce
     position (announce mode) or the trick-1 position; ``key * 4`` when ties score nobody."""
-    if K[K_DECL] == 2:
+    if K[K_DECL] == DECL_ANNOUNCE:
         pos = 0
         for i in range(S[b, NANN]):
             if S[b, ANN_ORDER + i] == s:
                 pos = i
                 break
         return key * 4 + (3 - pos)
-    if K[K_TIE] == 1:
+    if K[K_TIE] == TIE_NOBODY:
         return key * 4
     n = K[K_N]
     fh = (S[b, DEALER] + 1) % n
@@ -127,7 +150,7 @@ def counted_team(S, b: int, K) -> int:
                 best_full = full
     if best_seat < 0:
         return -1
-    if K[K_TIE] == 1:
+    if K[K_TIE] == TIE_NOBODY:
         for s in range(n):
             if s % 2 != best_seat % 2:
                 present, _, _, key = seat_set(S, b, K, s)
@@ -208,7 +231,7 @@ def score_row(S, b: int, K, out) -> None:
     out[R_TRICKS + 1] = tr1
     out[R_POINTS] = p0
     out[R_POINTS + 1] = p1
-    if fam == 0 or fam == 3:
+    if fam in (SCORING_BAZAR, SCORING_BELOTE):
         _score_four(S, b, K, out, fam, team, tr0, tr1, p0, p1)
     else:
         _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1)
@@ -237,8 +260,8 @@ def _score_four(S, b, K, out, fam, team, tr0, tr1, p0, p1) -> None:
         present, _, v, _ = seat_set(S, b, K, s)
         cv = v if present and s % 2 == team else 0
         bl = seat_blot(S, b, s)
-        if fam == 0:
-            ks = cv // 10 + (2 if bl else 0)
+        if fam == SCORING_BAZAR:
+            ks = cv // 10 + (BLOT_TP if bl else 0)
             if s == cseat:
                 seat_k = ks
             if s % 2 == 0:
@@ -248,35 +271,35 @@ def _score_four(S, b, K, out, fam, team, tr0, tr1, p0, p1) -> None:
         else:
             if s % 2 == 0:
                 k0 += cv
-                bel0 += 20 if bl else 0
+                bel0 += BLOT_RAW if bl else 0
             else:
                 k1 += cv
-                bel1 += 20 if bl else 0
+                bel1 += BLOT_RAW if bl else 0
     score0 = score1 = comb0 = comb1 = 0
-    if fam == 0:
+    if fam == SCORING_BAZAR:
         KK = (k0, k1)
-        V_A = (250 if capA else pts[A]) + 10 * KK[A]
+        V_A = (CAPOT_CARD_POINTS if capA else pts[A]) + 10 * KK[A]
         made = (not capD) and V_A >= 10 * value
         kind = S[b, C_KIND]
-        if kind == 1 or kind == 2:
+        if kind in (KIND_KAPUT, KIND_KAPUT_PLUS):
             made = made and capA
-        if kind == 2:
+        if kind == KIND_KAPUT_PLUS:
             made = made and seat_k >= S[b, C_PLUS]
         M = MULT_NT[dbl] if strain == NT else MULT_SUIT[dbl]
         bid = M * value
         sA = sD = cA = cD = 0
-        if dbl == 0:
+        if dbl == DOUBLE_NONE:
             if made:
                 sA = bid + (cap if capA else round_tens(pts[A])) + KK[A]
                 sD = (0 if capA else round_tens(pts[D])) + KK[D]
                 cA = KK[A]
                 cD = KK[D]
             else:
-                sD = bid + (cap if capD else 16) + KK[A] + KK[D]
+                sD = bid + (cap if capD else DEAL_TP) + KK[A] + KK[D]
                 cD = KK[A] + KK[D]
         else:
             capw = capA if made else capD
-            sw = bid + (cap if capw else 16) + KK[A] + KK[D]
+            sw = bid + (cap if capw else DEAL_TP) + KK[A] + KK[D]
             cw = KK[A] + KK[D]
             if made:
                 sA = sw
@@ -347,7 +370,7 @@ def _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1) -> None:
     for s in range(2):
         present, _, v, _ = seat_set(S, b, K, s)
         cv = v if present and s % 2 == team else 0
-        ks = cv // 10 + (2 if seat_blot(S, b, s) else 0)
+        ks = cv // 10 + (BLOT_TP if seat_blot(S, b, s) else 0)
         if s == t:
             kt = ks
         else:
@@ -355,7 +378,7 @@ def _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1) -> None:
     T_t = pt + 10 * kt
     T_o = po + 10 * ko
     beats = T_t >= T_o if K[K_TAKER_GE] else T_t > T_o
-    if fam == 2:  # open: the other's tricks hold 0 card points
+    if fam == SCORING_OPEN:  # the other's tricks hold 0 card points
         cap_t = po == 0
         cap_o = pt == 0
     else:
@@ -369,7 +392,7 @@ def _score_two(S, b, K, out, fam, team, p0, p1, tr0, tr1) -> None:
         if cap_t:
             st = K[K_CAPOT] + kt
             so = ko
-        elif fam == 2:
+        elif fam == SCORING_OPEN:
             ro = round_tens(po)
             so = ro + ko
             st = (DEAL_TP - ro if K[K_OPEN_COMPLEMENT] else round_tens(pt)) + kt

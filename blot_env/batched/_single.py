@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..codes import PHASE_DONE
 from ..rules_config import RulesConfig
 from . import _core, _obs, _score
 from . import _layout as L
@@ -31,6 +32,10 @@ from ._jit import jit, jit_inline
 
 DEAL_OVER = -10
 """Returned by :func:`step_one` when the action ended the deal (the result is in ``res``)."""
+NCONTRACT = 7
+"""Contract fields after the score in a result vector: seat, strain, value, kind, plus, double, call."""
+NRESULT = _score.NRES + NCONTRACT
+"""Length of a result vector (``int64[NRESULT]``)."""
 
 
 def tables(cfg: RulesConfig, kind: str) -> tuple[np.ndarray, np.ndarray]:
@@ -108,12 +113,46 @@ def step_one(S, T, F, tail, a, obs, mask, res):
     err = _core.apply_row(S, 0, K, block, p0, p1, bstart, a)
     if err < 0:
         return err
-    if S[0, L.PHASE] == 2:
-        _score.score_row(S, 0, K, res)
-        for i in range(7):
-            res[_score.NRES + i] = S[0, L.C_SEAT + i]
+    if S[0, L.PHASE] == PHASE_DONE:
+        _write_result(S, K, res)
         return DEAL_OVER
     return _refresh(S, T, F, tail, obs, mask)
+
+
+@jit
+def _write_result(S, K, res):
+    _score.score_row(S, 0, K, res)
+    for i in range(NCONTRACT):
+        res[_score.NRES + i] = S[0, L.C_SEAT + i]
+
+
+@jit
+def result_one(S, T, res):
+    """The result of the finished deal in row 0 into ``res`` (``int64[NRES + 7]``, the layout
+    :func:`step_one` writes). Returns 0, or ``_core.ERR_DONE``'s opposite, -1, while the deal
+    is still running (``res`` untouched)."""
+    if S[0, L.PHASE] != PHASE_DONE:
+        return -1
+    _write_result(S, T[0:L.NK], res)
+    return 0
+
+
+@jit
+def seat_one(S, T):
+    """The seat to act in row 0 (-1: the deal is over)."""
+    return _core.current_seat(S, 0, T[0:L.NK])
+
+
+@jit
+def apply_many(S, T, F, actions):
+    """Apply ``actions`` (``int64[m]``) to row 0 in turn, with no observation or mask written.
+    Returns how many were applied: ``m``, or the index of the first one that is illegal (or
+    comes after the end of the deal); the row then holds the state before it."""
+    K, block, p0, p1, bstart = _unpack(T, F)[:5]
+    for i in range(actions.shape[0]):
+        if _core.apply_row(S, 0, K, block, p0, p1, bstart, actions[i]) < 0:
+            return i
+    return actions.shape[0]
 
 
 @jit
@@ -138,12 +177,9 @@ def replay_one(S, T, F, dealer, cards, actions):
     turn, with no observation or mask written. Returns how many were applied: ``m``, or the
     index of the first one that is illegal (or comes after the end of the deal); the row
     then holds the state before it."""
-    K, block, p0, p1, bstart = _unpack(T, F)[:5]
-    _core.deal_row(S, 0, K, dealer, cards)
-    for i in range(actions.shape[0]):
-        if _core.apply_row(S, 0, K, block, p0, p1, bstart, actions[i]) < 0:
-            return i
-    return actions.shape[0]
+    _core.deal_row(S, 0, T[0:L.NK], dealer, cards)
+    return apply_many(S, T, F, actions)
 
 
-__all__ = ["DEAL_OVER", "observe_one", "replay_one", "start_one", "step_one", "tables"]
+__all__ = ["DEAL_OVER", "NRESULT", "apply_many", "observe_one", "replay_one", "result_one", "seat_one", "start_one",
+           "step_one", "tables"]

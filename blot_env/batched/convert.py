@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..actions import layout_for
+from ..codes import CONTRACT_KINDS
 from ..combos import Combo, achievable_plus, best_set, instances
 from ..rules_config import RulesConfig
 from ..scoring import DealResult, passed_out_result
@@ -85,7 +86,7 @@ def from_state(state: State) -> np.ndarray:
     c = state.contract
     if c is not None:
         r[L.C_SEAT], r[L.C_STRAIN], r[L.C_VALUE] = c.seat, c.strain, c.value
-        r[L.C_KIND] = L.C_KINDS.index(c.kind)
+        r[L.C_KIND] = CONTRACT_KINDS.index(c.kind)
         r[L.C_PLUS], r[L.C_DOUBLE], r[L.C_CALL] = c.plus, c.double, c.call
     _seq(r, L.TRICK, state.trick)
     r[L.TRICK_LEN] = len(state.trick)
@@ -191,7 +192,7 @@ def to_state(row: np.ndarray, cfg: RulesConfig, history: Sequence[int] | None = 
     contract = None
     if row[L.C_SEAT] >= 0:
         contract = Contract(seat=int(row[L.C_SEAT]), strain=int(row[L.C_STRAIN]), value=int(row[L.C_VALUE]),
-                            kind=L.C_KINDS[int(row[L.C_KIND])], plus=int(row[L.C_PLUS]),
+                            kind=CONTRACT_KINDS[int(row[L.C_KIND])], plus=int(row[L.C_PLUS]),
                             double=int(row[L.C_DOUBLE]), call=int(row[L.C_CALL]))
     play_hands = _ints(row, L.PLAY_HANDS, n) if started else ()
     decl = None
@@ -255,11 +256,11 @@ def result_from_array(r: np.ndarray) -> DealResult:
 
     Layout (``_score.score_row`` then the contract): made (-1 passed out, 0, 1), tricks[2],
     card_points[2] (raw), combinations[2], score[2] (score-sheet units) per side, then the
-    contract's seat, strain, value, kind (index into ``C_KINDS``), plus, double, call.
+    contract's seat, strain, value, kind (index into ``codes.CONTRACT_KINDS``), plus, double, call.
     """
     if r[0] < 0:
         return passed_out_result()
-    c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=L.C_KINDS[int(r[12])],
+    c = Contract(seat=int(r[9]), strain=int(r[10]), value=int(r[11]), kind=CONTRACT_KINDS[int(r[12])],
                  plus=int(r[13]), double=int(r[14]), call=int(r[15]))
     return DealResult(c, bool(r[0]), (int(r[1]), int(r[2])), (int(r[3]), int(r[4])), (int(r[5]), int(r[6])),
                       (int(r[7]), int(r[8])))

@@ -29,6 +29,7 @@ from numpy.typing import ArrayLike
 
 from ..actions import layout_for
 from ..cards import cards_of
+from ..codes import PHASE_DONE
 from ..engine import apply_action, deck_mask
 from ..errors import ConfigError, IllegalActionError
 from ..rules_config import RulesConfig, make_rules, with_overrides
@@ -37,6 +38,7 @@ from ..state import State
 from . import _core, _obs, _score
 from . import _layout as L
 from ._jit import jit, jit_inline, stack_array
+from ._single import NCONTRACT
 from .convert import result_from_array, to_state
 
 _U = nb.uint64
@@ -147,15 +149,15 @@ def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, auto
         if seats[b] < 0:
             continue
         _core.apply_legal(S, b, K, block, p0, p1, bstart, actions[b])  # checked against the mask
-        if S[b, L.PHASE] == 2:
+        if S[b, L.PHASE] == PHASE_DONE:
             _score.score_row(S, b, K, res[b])
-            for i in range(7):
+            for i in range(NCONTRACT):
                 res[b, _score.NRES + i] = S[b, L.C_SEAT + i]
             done[b] = True
-            if res[b, 0] >= 0:
+            if res[b, _score.R_MADE] >= 0:
+                score = res[b, _score.R_SCORE:_score.R_SCORE + 2]
                 for s in range(n):
-                    t = s % 2
-                    rew[b, s] = np.float32((res[b, 7 + t] - res[b, 8 - t]) * scale)
+                    rew[b, s] = np.float32(_score.side_score_difference(score, s) * scale)
             if autoreset:
                 _deal(S, b, K, seed, deal_no, deck, cards)
             else:

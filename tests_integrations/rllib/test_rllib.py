@@ -5,7 +5,7 @@
 * two training iterations of the league config with 2 env runners: no illegal action (the
   env raises on one), every seat that acted got its terminal reward inside RLlib's episodes,
   frozen snapshots reach the env runners, the exported policy plays in agents.arena;
-* ``scripts/train_rllib.py`` end to end (metrics.csv, policy.pt, learning_curve.png).
+* ``integrations/rllib/train_rllib.py`` end to end (metrics.csv, policy.pt, learning_curve.png).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import ray
 import torch
 from common import ROOT, engine_mask, expected_deal_rewards, heavy_modules_after_import_blot_env
 
-from blot_env.integrations.rllib import (
+from agents.integrations.rllib import (
     MAIN,
     BlotMultiAgentEnv,
     LeagueMapping,
@@ -31,7 +31,7 @@ from blot_env.integrations.rllib import (
     frozen_id,
     register,
 )
-from blot_env.integrations.rllib_config import apply_rllib_overrides, load_rllib_config
+from agents.integrations.rllib_config import apply_rllib_overrides, load_rllib_config
 from blot_env.rules_config import PRESETS, make_rules
 
 CONFIG = ROOT / "configs" / "rllib_bazar.yaml"
@@ -156,7 +156,8 @@ def test_two_iterations_two_env_runners(ray_local, tmp_path):
 
 def test_train_rllib_script(tmp_path):
     out = tmp_path / "run"
-    cmd = [sys.executable, str(ROOT / "scripts" / "train_rllib.py"), "--config", str(CONFIG), "--iterations", "2",
+    script = ROOT / "integrations" / "rllib" / "train_rllib.py"
+    cmd = [sys.executable, str(script), "--config", str(CONFIG), "--iterations", "2",
            "--num-env-runners", "2", "--out", str(out), "--set", "ppo.train_batch_size=400", "ppo.minibatch_size=100",
            "ppo.num_epochs=1", "runners.num_envs_per_env_runner=1", "eval.every=2", "eval.boards=4"]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=ROOT)

@@ -21,22 +21,14 @@ from typing import Any, Literal
 
 import yaml
 
-from agents.ppo.config import (
-    EvalConfig,
-    NetworkConfig,
-    _check_literal,
-    _in_unit,
-    _merge_overrides,
-    _plain,
-    _positive,
-    config_from_dict,
-)
+from agents.config_checks import check_in_unit, check_literal, check_positive, merge_overrides, plain
+from agents.ppo.config import EvalConfig, NetworkConfig, config_from_dict
 from blot_env.errors import ConfigError
 
 
 @dataclass(frozen=True)
 class EnvSection:
-    """The env every env runner builds (:class:`blot_env.integrations.rllib.BlotMultiAgentEnv`)."""
+    """The env every env runner builds (:class:`agents.integrations.rllib.BlotMultiAgentEnv`)."""
 
     preset: str = "bazar"
     """Rules preset (blot_env.rules_config.PRESETS)."""
@@ -56,12 +48,12 @@ class EnvSection:
 
         if self.preset not in PRESETS:
             raise ConfigError(f"env.preset: unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
-        _check_literal(self, "episode")
-        _check_literal(self, "observation_kind")
-        _positive(self, "reward_scale")
+        check_literal(self, "episode")
+        check_literal(self, "observation_kind")
+        check_positive(self, "reward_scale")
 
     def env_config(self) -> dict[str, Any]:
-        """The ``env_config`` dict for :class:`~blot_env.integrations.rllib.BlotMultiAgentEnv`."""
+        """The ``env_config`` dict for :class:`~agents.integrations.rllib.BlotMultiAgentEnv`."""
         return dataclasses.asdict(self)
 
 
@@ -93,9 +85,9 @@ class RLlibPPOSection:
     """Agent steps per training iteration (RLlib's ``train_batch_size_per_learner``)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "lr", "clip_param", "vf_clip_param", "grad_clip", "num_epochs", "minibatch_size",
+        check_positive(self, "lr", "clip_param", "vf_clip_param", "grad_clip", "num_epochs", "minibatch_size",
                   "train_batch_size")
-        _in_unit(self, "gamma", "gae_lambda")
+        check_in_unit(self, "gamma", "gae_lambda")
         if self.entropy_coeff < 0 or self.vf_loss_coeff < 0:
             raise ConfigError("ppo.entropy_coeff and ppo.vf_loss_coeff must be >= 0")
         if self.minibatch_size > self.train_batch_size:
@@ -121,7 +113,7 @@ class RunnerSection:
     def __post_init__(self) -> None:
         if self.num_env_runners < 0 or self.rollout_fragment_length < 0:
             raise ConfigError("runners.num_env_runners and runners.rollout_fragment_length must be >= 0")
-        _positive(self, "num_envs_per_env_runner", "sample_timeout_s")
+        check_positive(self, "num_envs_per_env_runner", "sample_timeout_s")
         if self.num_cpus_per_env_runner < 0:
             raise ConfigError("runners.num_cpus_per_env_runner must be >= 0")
 
@@ -154,8 +146,8 @@ class LeagueSection:
     """Probability that the opponent team is the uniform random module (else a frozen slot)."""
 
     def __post_init__(self) -> None:
-        _check_literal(self, "mode")
-        _in_unit(self, "win_rate_threshold", "random_weight")
+        check_literal(self, "mode")
+        check_in_unit(self, "win_rate_threshold", "random_weight")
         if self.frozen_slots < 0 or self.snapshot_every < 0:
             raise ConfigError("league.frozen_slots and league.snapshot_every must be >= 0")
         if self.mode == "league" and self.frozen_slots == 0 and self.random_weight < 1.0:
@@ -178,7 +170,7 @@ class RayInitSection:
 
 @dataclass(frozen=True)
 class RLlibRunConfig:
-    """A whole RLlib run (``scripts/train_rllib.py --config configs/rllib_bazar.yaml``)."""
+    """A whole RLlib run (``integrations/rllib/train_rllib.py --config configs/rllib_bazar.yaml``)."""
 
     iterations: int = 50
     """Training iterations (``Algorithm.train()`` calls)."""
@@ -204,13 +196,13 @@ class RLlibRunConfig:
     """Local Ray instance (ignored when the script connects to a cluster)."""
 
     def __post_init__(self) -> None:
-        _positive(self, "iterations", "torch_threads")
+        check_positive(self, "iterations", "torch_threads")
         if self.checkpoint_every < 0:
             raise ConfigError(f"checkpoint_every must be >= 0, got {self.checkpoint_every}")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""
-        return _plain(dataclasses.asdict(self))
+        return plain(dataclasses.asdict(self))
 
 
 def load_rllib_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> RLlibRunConfig:
@@ -218,13 +210,13 @@ def load_rllib_config(path: str | Path, overrides: list[str] | tuple[str, ...] =
     e.g. ``ppo.lr=1e-4``). Raises ConfigError on unknown keys or bad values."""
     with open(path, encoding="utf-8") as f:
         data = yaml.safe_load(f) or {}
-    return config_from_dict(_merge_overrides(data, overrides), RLlibRunConfig)
+    return config_from_dict(merge_overrides(data, overrides), RLlibRunConfig)
 
 
 def apply_rllib_overrides(cfg: RLlibRunConfig, overrides: list[str] | tuple[str, ...] | dict[str, Any]
                           ) -> RLlibRunConfig:
     """A new config with ``key=value`` strings (or a ``{dotted key: value}`` dict) applied."""
-    return config_from_dict(_merge_overrides(cfg.to_dict(), overrides), RLlibRunConfig)
+    return config_from_dict(merge_overrides(cfg.to_dict(), overrides), RLlibRunConfig)
 
 
 __all__ = ["EnvSection", "LeagueSection", "RLlibPPOSection", "RLlibRunConfig", "RayInitSection", "RunnerSection",

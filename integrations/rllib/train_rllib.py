@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Train a blot preset with Ray RLlib's PPO (new API stack), on a laptop or on a Ray cluster.
 
-    python scripts/train_rllib.py --config configs/rllib_bazar.yaml [--num-env-runners N]
+    python integrations/rllib/train_rllib.py --config configs/rllib_bazar.yaml [--num-env-runners N]
         [--address ADDR] [--iterations K] [--out DIR] [--set key=value ...]
 
 Without ``--address`` (and without ``RAY_ADDRESS`` in the environment) it starts a local Ray
@@ -32,11 +32,11 @@ from typing import Any
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # running from a clone without `pip install -e .`
     sys.path.insert(0, str(ROOT))
 
-from blot_env.integrations.rllib_config import RLlibRunConfig, apply_rllib_overrides, load_rllib_config  # noqa: E402
+from agents.integrations.rllib_config import RLlibRunConfig, apply_rllib_overrides, load_rllib_config  # noqa: E402
 
 log = logging.getLogger("train_rllib")
 
@@ -115,7 +115,7 @@ def row_of(result: dict, learner: str, wall: float, iter_time: float) -> dict[st
 def evaluate_module(module: Any, cfg: RLlibRunConfig) -> dict[str, float]:
     """Duplicate evaluation (agents.arena) of the greedy module against ``cfg.eval.opponents``."""
     from agents.arena import evaluate, load_suite
-    from blot_env.integrations.rllib import module_agent
+    from agents.integrations.rllib import module_agent
     from blot_env.rules_config import make_rules
 
     rules = make_rules(cfg.env.preset)
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
     torch.manual_seed(cfg.seed)
     where = init_ray(cfg, args.address)
 
-    from blot_env.integrations.rllib import MAIN, build_algorithm_config, export_policy, learning_modules, register
+    from agents.integrations.rllib import MAIN, build_algorithm_config, export_policy, learning_modules, register
 
     register("blot")
     algo = build_algorithm_config(cfg, "blot").build_algo()

@@ -41,11 +41,11 @@ from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
+from agents.integrations.rllib_config import RLlibRunConfig
 from agents.ppo.config import NetworkConfig
 from agents.ppo.network import ActorCritic, initial_policy_bias
 from blot_env.actions import layout_for
 from blot_env.env import raw_env
-from blot_env.integrations.rllib_config import RLlibRunConfig
 from blot_env.rules_config import make_rules
 
 MAIN = "main"
