@@ -39,12 +39,13 @@ from typing import Any
 
 from .actions import CLASS_NAMES, layout_for
 from .cards import STRAINS, card_str, cards_of
+from .codes import DOUBLE_NAMES
 from .engine import apply_action, current_seat, deal_result
 from .errors import IllegalActionError, RecordError
 from .match import MatchState
 from .play import trick_winner
 from .record import initial_state, parse_actions
-from .state import DOUBLE_NAMES, Phase, State
+from .state import Phase, State
 from .view import seat_view
 
 PHASE_NAMES = ("auction", "play", "done")
