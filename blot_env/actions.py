@@ -251,7 +251,7 @@ def action_id(action: Any, seat: int, agent: str | None = None, num_actions: int
         if action is None:
             reason = "an action id is required while the agent is to act (None is only for an agent that is done)"
         else:
-            want = f"an integer in 0..{num_actions - 1}" if num_actions is not None else "an integer"
+            want = "an integer action id" + (f" in 0..{num_actions - 1}" if num_actions is not None else "")
             reason = f"expected {want}, got {_kind(action)}; {ACTION_ID_RULE}; {_TEXT_HINT}"
         raise IllegalActionError(_shown(action), seat, reason, legal() if legal else None, agent=agent)
     if num_actions is not None and not 0 <= value < num_actions:
