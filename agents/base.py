@@ -3,7 +3,7 @@
 An agent sees a :class:`blot_env.view.SeatView` (what its seat may know: its own cards,
 public calls and cards, public declaration info) and never a :class:`blot_env.state.State`,
 so it cannot read hidden cards. Randomness is explicit: the caller passes a
-``numpy.random.Generator`` to every ``act`` call (style.md rule 7).
+``numpy.random.Generator`` to every ``act`` call (no global random state).
 
 Adapters:
 

@@ -1,4 +1,4 @@
-"""L0: the random baseline (spec/evaluation.md "The baseline ladder")."""
+"""L0: the random baseline (docs/evaluation.md "The baseline agents")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Agents by name: ``make_agent("rules")``, ``make_agent("ppo")``, ``make_agent("runs/x/best.pt")``.
 
-Names (spec/evaluation.md "The baseline ladder"):
+Names (docs/evaluation.md "The baseline agents"):
 
 * ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
 * ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and
@@ -59,7 +59,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     Raises:
         UnknownAgentError: an unknown name (the message lists the known ones), or a
             checkpoint path that does not exist.
-        ImportError: a PPO agent was asked for and ``agents.ppo`` cannot be imported.
+        ImportError: a PPO agent was asked for without torch (a ``MissingExtraError`` naming the
+            train extra to install).
     """
     del seed
     if not isinstance(name, str) or not name.strip():
@@ -126,10 +127,11 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:
-    try:
-        from .ppo.agent import load_ppo_agent
-    except ImportError as e:
-        raise ImportError(f"agent {label!r} needs agents.ppo.agent.load_ppo_agent (torch): {e}") from e
+    from ._extras import require
+
+    require("train", f"agent {label!r}")  # MissingExtraError (an ImportError) naming the extra
+    from .ppo.agent import load_ppo_agent
+
     agent = load_ppo_agent(path_or_name, cfg)
     if not getattr(agent, "name", None):
         agent.name = label

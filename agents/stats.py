@@ -1,4 +1,4 @@
-"""Statistics of duplicate evaluation (spec/evaluation.md "Metrics"): confidence intervals for a
+"""Statistics of duplicate evaluation (docs/evaluation.md "Metrics"): confidence intervals for a
 mean (paired t, bootstrap), Wilson intervals for rates, and the sample-size rule of thumb.
 
 All functions are pure; the bootstrap takes an explicit ``numpy.random.Generator``.
@@ -81,7 +81,7 @@ def win_rate(deltas: Sequence[float] | np.ndarray) -> tuple[float, float, int]:
 def boards_needed(sd: float, edge: float, alpha: float = 0.05, power: float = 0.8) -> float:
     """Boards for ``power`` to detect a mean edge ``edge`` with per-board spread ``sd``
     (two-sided level ``alpha``): ``(z_{1-alpha/2} + z_power)^2 sd^2 / edge^2``, about
-    ``7.85 sd^2 / edge^2`` at the defaults (spec/evaluation.md "Sample size")."""
+    ``7.85 sd^2 / edge^2`` at the defaults (docs/evaluation.md "Sample size")."""
     if edge == 0:
         return float("inf")
     z = float(stats.norm.ppf(1 - alpha / 2) + stats.norm.ppf(power))

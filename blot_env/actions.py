@@ -1,18 +1,22 @@
 """The one flat action layout: named contiguous blocks of action ids (rules of thumb 2).
 
-Every action has one canonical string (spec/deal-record.md); ``describe`` and ``parse``
+Every action has one canonical string (docs/deal-record.md); ``describe`` and ``parse``
 map ids and strings one-to-one. Nothing else in the package does index arithmetic on
 action ids: it calls the ``*_id`` helpers of :class:`ActionLayout`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+import numpy as np
 
 from .cards import NT, STRAINS, card_str, parse_card
 from .codes import CLASS_NAMES, CLS_CARRE, CLS_FIFTY, CLS_HUNDRED, CLS_NONE, CLS_TERZ
-from .errors import BlotError
+from .errors import BlotError, IllegalActionError
 from .rules_config import RulesConfig
 
 # declaration classes (rules.md 1.4; codes CLS_* of blot_env.codes): NONE is the silent
@@ -130,7 +134,7 @@ class ActionLayout:
 
     # ----------------------------------------------------------------- strings
     def describe(self, action: int) -> str:
-        """The canonical action string of an id (spec/deal-record.md).
+        """The canonical action string of an id (docs/deal-record.md).
 
         Raises:
             UnknownActionError: ``action`` is not in ``0..num_actions-1``.
@@ -197,7 +201,67 @@ def layout_for(cfg: RulesConfig) -> ActionLayout:
     return lay
 
 
+ACTION_ID_RULE = ("an action id is an int, a numpy integer or a 0-d integer array (never a bool, a float, "
+                  "a string or a longer array)")
+_TEXT_HINT = 'turn text into an id with env.parse("play JH") or layout_for(cfg).parse(...)'
+
+
+def _shown(action: Any) -> str:
+    if isinstance(action, np.ndarray):
+        return f"array({action.tolist()!r}, dtype={action.dtype})"
+    return repr(action)
+
+
+def _kind(action: Any) -> str:
+    if isinstance(action, np.ndarray):
+        return f"an array of shape {action.shape} (dtype {action.dtype})"
+    return type(action).__name__
+
+
+def _is_integer(action: Any) -> bool:
+    if isinstance(action, np.ndarray):
+        return action.ndim == 0 and action.dtype.kind in "iu"
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+
+
+def action_id(action: Any, seat: int, agent: str | None = None, num_actions: int | None = None,
+              legal: Callable[[], list[str]] | None = None) -> int:
+    """``action`` as a Python ``int`` action id: the one check of an action's type and range,
+    used by the engine, the AEC env, its wrappers and the Gymnasium view.
+
+    Accepted: an ``int``, a numpy integer scalar (``np.int64(3)``) or a 0-d numpy integer array
+    (``np.array(3)``). Refused: ``bool`` and ``np.bool_`` (True is not action 1), every float
+    (also an integral one such as ``3.0``: a policy that returns floats has a bug), strings
+    (see ``env.parse``), ``None`` and arrays of any other shape (``np.array([0])``). With
+    ``num_actions`` the id must also lie in ``0..num_actions-1``.
+
+    Args:
+        seat: the seat to act (named in the message); ``agent``: its agent name, if any.
+        legal: called only when the action is refused, for the legal action strings to list.
+
+    Raises:
+        IllegalActionError: the message names the value, its type, the seat (and agent) and
+            what an action id must be.
+    """
+    if type(action) is int:
+        value = action
+    elif _is_integer(action):
+        value = int(action)
+    else:
+        if action is None:
+            reason = "an action id is required while the agent is to act (None is only for an agent that is done)"
+        else:
+            want = "an integer action id" + (f" in 0..{num_actions - 1}" if num_actions is not None else "")
+            reason = f"expected {want}, got {_kind(action)}; {ACTION_ID_RULE}; {_TEXT_HINT}"
+        raise IllegalActionError(_shown(action), seat, reason, legal() if legal else None, agent=agent)
+    if num_actions is not None and not 0 <= value < num_actions:
+        raise IllegalActionError(str(value), seat, f"action id outside 0..{num_actions - 1}",
+                                 legal() if legal else None, agent=agent)
+    return value
+
+
 __all__ = [
+    "ACTION_ID_RULE",
     "CLASS_NAMES",
     "CLS_CARRE",
     "CLS_FIFTY",
@@ -207,5 +271,6 @@ __all__ = [
     "NT",
     "ActionLayout",
     "UnknownActionError",
+    "action_id",
     "layout_for",
 ]

@@ -7,7 +7,7 @@ auction fields to update and whether the auction ended; ``contract_of`` the cont
 The bazar and belote auctions share one ladder (``cfg.bid_min..bid_max`` step ``bid_step``):
 belote is 80..160 step 10, suits only, no kaput, and ends after 3 passes following a bid or
 a contra (``auction_end_passes = contra_end_passes = 3``); 4 passes with no bid redeal; its
-"surcontra" is the ``recontra`` action (spec/deal-record.md).
+"surcontra" is the ``recontra`` action (docs/deal-record.md).
 
 The trump choices (``cfg.auction`` "duel" or "open") use ``state.round`` (0 or 1) and
 ``state.passes``: round 1 ends when the dealer passes; in round 2 the dealer must name.

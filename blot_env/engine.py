@@ -1,4 +1,4 @@
-"""Phase dispatch over the immutable deal state (style.md "engine.py").
+"""Phase dispatch over the immutable deal state.
 
 ``new_deal`` -> ``legal_actions`` / ``apply_action`` -> ``is_terminal`` -> ``deal_result``.
 Every function is pure: it returns a new :class:`State` and never mutates one.
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import auction, declarations, variants
-from .actions import ActionLayout, layout_for
+from .actions import ActionLayout, action_id, layout_for
 from .cards import FULL_DECK, LAST_TRICK_BONUS, SHORT_DECK, card_points, cards_of, mask_str, popcount
 from .errors import IllegalActionError
 from .play import explain_illegal_card, legal_cards, trick_winner
@@ -188,17 +188,15 @@ def apply_action(state: State, action: int) -> State:
 
 
 def check_action_id(action: Any, seat: int) -> int:
-    """``action`` as a Python int when it is an ``int`` or numpy integer (not a bool).
+    """``action`` as a Python int (:func:`blot_env.actions.action_id`, without the range check).
 
     Raises:
-        IllegalActionError: any other type (a float, a string, a bool, an array...); the
-            message points to ``env.parse("play JH")`` / ``layout.parse`` for text actions.
+        IllegalActionError: a bool, a float, a string, None or an array other than 0-d
+            integer; the message points to ``env.parse("play JH")`` for text actions.
     """
-    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
-        return int(action)
-    hint = ("an integer action id is required; turn text into an id with env.parse(\"play JH\") "
-            "or layout_for(cfg).parse(...)")
-    raise IllegalActionError(repr(action), seat, f"{hint} (got {type(action).__name__})")
+    if type(action) is int:
+        return action
+    return action_id(action, seat)
 
 
 def _safe_describe(lay: ActionLayout, action: int) -> str:

@@ -90,7 +90,7 @@ class raw_env(AECEnv):
 
     Spaces:
         action: ``Discrete(A)``, the preset's flat layout (:mod:`blot_env.actions`); ids map
-        one-to-one to the action strings of spec/deal-record.md (``describe``/``parse``).
+        one-to-one to the action strings of docs/deal-record.md (``describe``/``parse``).
         observation: ``Dict(observation=Box(0, hi, (D,), float32), action_mask=Box(0, 1, (A,), int8))``;
         the mask is all zeros for every agent that is not to act (and after the end).
 
@@ -112,7 +112,7 @@ class raw_env(AECEnv):
         the agent to act is ``agent_selection``; there are no simultaneous moves. At the end
         every agent is terminated and must step ``None`` (PettingZoo's dead-step protocol).
         ``infos[agent]`` holds ``"deal_result"`` (the record's result JSON,
-        spec/deal-record.md) in the step that ends a deal, plus ``"match_totals"`` and
+        docs/deal-record.md) in the step that ends a deal, plus ``"match_totals"`` and
         ``"match_winner"`` in match mode.
 
     Errors:
@@ -224,7 +224,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ actions
     def describe(self, action: int) -> str:
-        """The action string of an id (spec/deal-record.md). Raises UnknownActionError."""
+        """The action string of an id (docs/deal-record.md). Raises UnknownActionError."""
         return self.layout.describe(action)
 
     def parse(self, text: str) -> int:
@@ -387,7 +387,7 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ records
     def record(self) -> dict:
-        """The deal record of the current deal so far (spec/deal-record.md, ``make_record``)."""
+        """The deal record of the current deal so far (docs/deal-record.md, ``make_record``)."""
         return self._make_record(self._deal0, self.deal.history, self.deal.result())
 
     def _make_record(self, deal0: State, actions, result: DealResult | None) -> dict:

@@ -10,16 +10,21 @@ class BlotError(Exception):
 class IllegalActionError(BlotError, ValueError):
     """An action that the rules forbid in the current state.
 
-    The message names the action, the seat, the rule (with its rules.md section) and the
-    legal alternatives.
+    The message names the action, the seat (and the agent, when known), the rule (with its
+    rules.md section) and the legal alternatives. A value that is no action id at all (a
+    float, a string, None while the agent is to act, an id outside the action space) raises
+    it too: see :func:`blot_env.actions.action_id`.
     """
 
-    def __init__(self, action: str, seat: int, reason: str, legal: list[str] | None = None):
+    def __init__(self, action: str, seat: int, reason: str, legal: list[str] | None = None,
+                 agent: str | None = None):
         self.action = action
         self.seat = seat
+        self.agent = agent
         self.reason = reason
         self.legal = list(legal or [])
-        msg = f'"{action}" by seat {seat}: {reason}'
+        who = f"seat {seat}" + (f" ({agent})" if agent else "")
+        msg = f'"{action}" by {who}: {reason}'
         if self.legal:
             shown = ", ".join(self.legal[:12])
             more = f" (+{len(self.legal) - 12} more)" if len(self.legal) > 12 else ""

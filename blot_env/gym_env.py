@@ -2,7 +2,12 @@
 
 ``gymnasium.make("BlotBazar-v0", opponents="random")`` (ids: ``Blot`` + the preset in
 CamelCase + ``-v0``: ``BlotBazar-v0``, ``BlotBazarApp-v0``, ``BlotDuel-v0``, ...). The env has
-``action_masks()`` so sb3-contrib's ``MaskablePPO`` trains on it directly.
+``action_masks()`` so sb3-contrib's ``MaskablePPO`` trains on it directly. The ids are
+registered without Gymnasium's ``OrderEnforcing`` and env-checker wrappers, which would hide
+``action_masks()`` (Gymnasium wrappers do not forward unknown methods): ``gymnasium.make``
+returns the env itself. Under wrappers of your own, call
+``env.get_wrapper_attr("action_masks")()`` (what sb3-contrib does) or
+``env.unwrapped.action_masks()``.
 
 Opponent policies are callables of one of two forms (the form is read from the signature, or
 forced by a ``policy_input`` attribute equal to ``"view"`` or ``"obs"``):
@@ -26,6 +31,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import numpy as np
 
+from .actions import action_id
 from .env import ENV_VERSION, raw_env
 from .rules_config import PRESETS
 from .view import seat_view
@@ -59,8 +65,9 @@ class BlotGymEnv(gym.Env):
             ``dealer`` and rules overrides are passed to :class:`~blot_env.env.raw_env`.
         seat: the learner's seat, or ``"random"`` (drawn at every reset).
         opponents: see the module docstring (default ``"random"``).
-        illegal_reward: reward for an illegal learner action, which ends the episode
-            (``info["illegal_action"] = True``); ``None`` raises IllegalActionError instead.
+        illegal_reward: reward for a learner action that the mask forbids, which ends the
+            episode (``info["illegal_action"] = True``); ``None`` raises IllegalActionError
+            instead. A value that is no action id always raises (see :meth:`step`).
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the AEC env's
             ``render()``, :class:`~blot_env.env.raw_env`).
 
@@ -89,6 +96,7 @@ class BlotGymEnv(gym.Env):
         self.action_space = self.raw.action_spaces["player_0"]
         self._policies = self._normalize(opponents, n)
         self._mask = np.zeros(self.action_space.n, dtype=bool)
+        self._agent: str | None = None  # set by reset
 
     @staticmethod
     def _normalize(opponents, n: int) -> list[tuple[str, Policy] | None]:
@@ -120,11 +128,26 @@ class BlotGymEnv(gym.Env):
         raise RuntimeError("the learner's seat never got to act in 100 deals")
 
     def step(self, action: int):
+        """Play the learner's ``action``, then the other seats until the learner is to act again.
+
+        ``action``: an id in ``0..A-1`` as :func:`blot_env.actions.action_id` accepts it (an
+        int, a numpy integer or a 0-d integer array). A legal id that the mask forbids ends the
+        episode with ``illegal_reward`` (``info["illegal_action"] = True``), or raises when
+        ``illegal_reward`` is None.
+
+        Raises:
+            IllegalActionError: a value that is no action id (a bool, a float such as 3.7, a
+                string such as ``'pass'``, None, an id outside ``0..A-1``, a longer array), always;
+                a masked-out id when ``illegal_reward`` is None.
+        """
+        if self._agent is None:
+            raise gym.error.ResetNeeded("call reset() before step() (BlotGymEnv)")
         raw = self.raw
-        if self.illegal_reward is not None and not (0 <= int(action) < self.action_space.n
-                                                    and self._mask[int(action)]):
+        legal = lambda: [raw.describe(int(a)) for a in np.flatnonzero(self._mask)]  # noqa: E731
+        action = action_id(action, self.seat, self._agent, int(self.action_space.n), legal=legal)
+        if self.illegal_reward is not None and not self._mask[action]:
             return self._obs(), float(self.illegal_reward), True, False, {"illegal_action": True}
-        raw.step(int(action))
+        raw.step(action)
         reward = raw.rewards[self._agent]
         more, done = self._play_others()
         reward += more
@@ -183,7 +206,11 @@ def register_gym_envs() -> list[str]:
     for p in PRESETS:
         gid = gym_id(p)
         if gid not in gym.registry:
-            gym.register(id=gid, entry_point="blot_env.gym_env:BlotGymEnv", kwargs={"preset": p})
+            # no OrderEnforcing/PassiveEnvChecker around it: Gymnasium's wrappers do not forward
+            # unknown methods, and ``gymnasium.make(...).action_masks()`` must work (the env
+            # enforces reset-before-step itself; check_env passes on it, tests/test_gym_wrapper.py)
+            gym.register(id=gid, entry_point="blot_env.gym_env:BlotGymEnv", kwargs={"preset": p},
+                         order_enforce=False, disable_env_checker=True)
         ids.append(gid)
     return ids
 

@@ -1,4 +1,4 @@
-"""Egocentric observation encoders built from named pieces (style.md rules of thumb 5 and 6).
+"""Egocentric observation encoders built from named pieces (seat 0 = the observer).
 
 An :class:`ObservationEncoder` turns a :class:`~blot_env.view.SeatView` (never a
 :class:`~blot_env.state.State`, so nothing hidden can leak) into a ``float32[D]`` vector.

@@ -1,4 +1,4 @@
-"""Deal records (spec/deal-record.md): parse, validate, replay, and write.
+"""Deal records (docs/deal-record.md): parse, validate, replay, and write.
 
 ``load_records(path)`` reads a ``.json`` (one record or a list) or ``.jsonl`` file;
 ``replay_record(obj)`` plays the actions through the engine and returns the final state
@@ -8,6 +8,7 @@ and result; ``make_record(state)`` writes the record of a deal so far.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ def rules_from_record(obj: dict) -> RulesConfig:
     knobs = {k: v for k, v in rules.items() if k != "preset"}
     try:
         if preset not in PRESETS and set(knobs) == set(KNOBS) - {"preset"}:
-            # a custom rules value: the record lists every knob (spec/deal-record.md)
+            # a custom rules value: the record lists every knob (docs/deal-record.md)
             return RulesConfig(preset=preset, **knobs)
         return make_rules(preset, **knobs)
     except ConfigError as e:
@@ -63,7 +64,9 @@ def initial_state(obj: dict) -> State:
     """
     if not isinstance(obj, dict):
         raise RecordError(f"a record must be a JSON object, got {type(obj).__name__}")
-    fmt = obj.get("format", FORMAT)
+    if "format" not in obj:
+        raise RecordError(f'field "format": missing; a deal record starts with "format": "{FORMAT}"')
+    fmt = obj["format"]
     if fmt != FORMAT:
         raise RecordError(f'field "format": expected "{FORMAT}", got {fmt!r}')
     cfg = rules_from_record(obj)
@@ -136,7 +139,7 @@ def compare_result(expected: Any, got: dict) -> list[str]:
 
 
 def make_record(state: State, include_result: bool = True) -> dict:
-    """The deal record (spec/deal-record.md) of a deal so far; ``result`` when it is over."""
+    """The deal record (docs/deal-record.md) of a deal so far; ``result`` when it is over."""
     cfg = state.cfg
     lay = layout_for(cfg)
     from .variants import record_hands
@@ -167,31 +170,85 @@ def rules_to_record(cfg: RulesConfig) -> dict:
     return diff | {k: getattr(cfg, k) for k in ("declarations", "target")}
 
 
-def load_records(path: str | Path) -> list[Any]:
-    """Records in a file: a JSON object, a JSON list, or JSON Lines (``.jsonl``).
+def _decode_error(path: str | Path, ln: int, e: UnicodeDecodeError) -> RecordError:
+    return RecordError(f"cannot read {path}: line {ln} is not UTF-8 text (byte 0x{e.object[e.start]:02x}); "
+                       "a deal-record file is JSON text (.json or .jsonl), is this a binary file?")
 
-    Raises:
-        RecordError: the file cannot be read or is not valid JSON (with the line number).
-    """
-    p = Path(path)
+
+def _open_binary(path: str | Path):
     try:
-        text = p.read_text(encoding="utf-8")
+        return open(path, "rb")
+    except IsADirectoryError:
+        raise RecordError(f"cannot read {path}: it is a directory") from None
     except OSError as e:
         raise RecordError(f"cannot read {path}: {e.strerror}") from None
-    if p.suffix == ".jsonl":
-        out = []
-        for ln, line in enumerate(text.splitlines(), 1):
-            if line.strip():
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError as e:
-                    raise RecordError(f"line {ln}: not valid JSON ({e.msg} at column {e.colno})") from None
-        return out
+
+
+def _decode(path: str | Path, ln: int, raw: bytes) -> str:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise _decode_error(path, ln + raw.count(b"\n", 0, e.start), e) from None
+    if "\x00" in text:
+        at = ln + raw.count(b"\n", 0, raw.index(b"\x00"))
+        raise RecordError(f"cannot read {path}: line {at} holds NUL bytes; a deal-record file is JSON text "
+                          "(.json or .jsonl), is this a binary file?")
+    return text
+
+
+def _lines(path: str | Path, lines, first: int = 1) -> Iterator[tuple[str, Any]]:
+    for ln, raw in enumerate(lines, first):
+        line = _decode(path, ln, raw) if isinstance(raw, bytes) else raw
+        if not line.strip():
+            continue
+        try:
+            yield f"line {ln}", json.loads(line)
+        except json.JSONDecodeError as e:
+            yield f"line {ln}", RecordError(f"not valid JSON ({e.msg} at column {e.colno})")
+
+
+def iter_records(path: str | Path) -> Iterator[tuple[str, Any]]:
+    """The records of a file, one at a time: ``(where, record)`` pairs.
+
+    A ``.jsonl`` file is read line by line, in constant memory; ``where`` is ``"line N"``, and
+    a line that is not valid JSON yields a :class:`RecordError` in place of the record (the
+    next lines are still read). Any other file is parsed whole: one JSON object or a JSON
+    list of records (``where`` is ``"record i"``), or, when it holds one JSON value per line,
+    JSON Lines as above.
+
+    Raises:
+        RecordError: the file cannot be opened, is not UTF-8 text (a binary file; the message
+            names the file and the line), or, parsed whole, is not valid JSON.
+    """
+    with _open_binary(path) as fh:
+        if Path(path).suffix == ".jsonl":
+            yield from _lines(path, fh)
+            return
+        text = _decode(path, 1, fh.read())
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
+        if e.msg == "Extra data" and e.lineno > 1:  # JSON Lines in a file not named .jsonl
+            yield from _lines(path, text.splitlines())
+            return
         raise RecordError(f"not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
-    return obj if isinstance(obj, list) else [obj]
+    for i, rec in enumerate(obj if isinstance(obj, list) else [obj]):
+        yield f"record {i}", rec
+
+
+def load_records(path: str | Path) -> list[Any]:
+    """Every record of a file as a list (see :func:`iter_records`, which streams them).
+
+    Raises:
+        RecordError: the file cannot be read, is not UTF-8 text, or holds invalid JSON (with
+            the line number).
+    """
+    out = []
+    for where, rec in iter_records(path):
+        if isinstance(rec, RecordError):
+            raise RecordError(f"{where}: {rec}")
+        out.append(rec)
+    return out
 
 
 def deal_fields(state: State) -> dict:
@@ -208,6 +265,7 @@ __all__ = [
     "compare_result",
     "deal_fields",
     "initial_state",
+    "iter_records",
     "load_records",
     "make_record",
     "mask_of",

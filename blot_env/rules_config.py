@@ -165,7 +165,9 @@ def with_overrides(cfg: RulesConfig, overrides: dict[str, Any]) -> RulesConfig:
     """A copy of ``cfg`` with knobs replaced. Raises ConfigError on an unknown knob."""
     unknown = sorted(set(overrides) - set(KNOBS))
     if unknown:
-        raise ConfigError(f"unknown rules knob(s) {unknown}; known: {', '.join(KNOBS)}")
+        knobs = ", ".join(k for k in KNOBS if k != "preset")
+        raise ConfigError(f"unknown rules knob(s) {unknown}; the knobs are: {knobs} (a preset is chosen by name, "
+                          f"not overridden: {', '.join(PRESETS)})")
     return dataclasses.replace(cfg, **overrides)
 
 

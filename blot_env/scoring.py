@@ -37,7 +37,7 @@ class DealResult:
     """The result of a deal, per side (team ``seat % 2``; 2-player: per player).
 
     ``card_points`` raw (incl. the last-trick 10); ``combinations`` and ``score`` in the
-    score sheet's units (tp for the Armenian presets, raw for belote), spec/deal-record.md.
+    score sheet's units (tp for the Armenian presets, raw for belote), docs/deal-record.md.
     """
 
     contract: Contract | None

@@ -24,7 +24,7 @@ record strings such as ``"JH"``):
 * ``trick``: ``{"number": 1-based, "cards": [{"seat", "card"}]}`` (the trick being played);
   ``last_trick``: ``None`` or ``{"number", "cards", "winner"}`` (the last complete trick);
 * ``tricks``, ``card_points``: per team, tricks won and raw card points so far;
-* ``result``: the record's result JSON once the deal is over (spec/deal-record.md);
+* ``result``: the record's result JSON once the deal is over (docs/deal-record.md);
 * ``match``: ``None`` or ``{"totals", "target", "deal_scores"}`` (score-sheet units);
 * ``legal``: ``[{"id", "action"}]`` of the seat to act when the observer may see them (the
   observer is to act, or ``observer=None``);
@@ -157,7 +157,7 @@ def record_frames(obj: dict, observer: int | None = None, match: MatchState | No
     (``len(actions) + 1`` frames); each frame's ``last_action`` names the seat that acted.
 
     Args:
-        obj: a ``blot-record/1`` object (spec/deal-record.md).
+        obj: a ``blot-record/1`` object (docs/deal-record.md).
         observer: the seat whose view every frame shows, or ``None`` for every hand.
         match: the match state before this deal (totals shown on every frame), if any.
         players: names per seat; default the record's optional ``"players"`` field.

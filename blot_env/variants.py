@@ -1,4 +1,4 @@
-"""How each preset lays its cards out (spec/deal-record.md, rules.md 5.7.1 and 5.7.7).
+"""How each preset lays its cards out (docs/deal-record.md, rules.md 5.7.1 and 5.7.7).
 
 * 4-player presets: ``hands`` are the 8-card hands; ``stock`` is empty.
 * Duels (``cfg.auction == "duel"``): ``hands`` are the hands dealt before the trump choice

@@ -11,18 +11,28 @@ subclasses keep the wrappers' behaviour and messages (they *are*
   ``_cumulative_rewards``, ``terminations``, ``truncations``, ``infos``) straight from the
   unwrapped env, which is where the forwarding chain ends anyway;
 * take a short path for the common case of each method (a legal action of a live agent,
-  ``last()``, the ``agent_iter`` loop) and hand every other case to PettingZoo's own code.
+  ``last()``, the ``agent_iter`` loop) and hand every other case to PettingZoo's own code;
+* refuse a value that is no action id with :class:`~blot_env.errors.IllegalActionError`
+  naming the value, the seat and agent, and what an id must be
+  (:func:`blot_env.actions.action_id`: an int, numpy integer or 0-d integer array in
+  ``0..A-1``; never a bool, a float, a string, or None while the agent is to act), where
+  PettingZoo's ``AssertOutOfBoundsWrapper`` raises a bare ``AssertionError``. A legal id that
+  the mask forbids is still PettingZoo's illegal move (``TerminateIllegalWrapper``'s penalty).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers as pzw
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
+
+from .actions import action_id
+from .errors import IllegalActionError
 
 _FIELDS = ("agents", "agent_selection", "rewards", "_cumulative_rewards", "terminations", "truncations",
            "infos")
@@ -47,6 +57,37 @@ class _Direct:
     def _bind(self, env: AECEnv) -> None:
         self._raw = env.unwrapped
 
+    def _seat(self, agent: str) -> int:
+        seat_of = getattr(self._raw, "seat_of", None)
+        return seat_of(agent) if seat_of else -1
+
+    def _is_done(self, agent: str) -> bool:
+        raw = self._raw
+        return bool(raw.terminations.get(agent) or raw.truncations.get(agent))
+
+    def _legal_strings(self, agent: str) -> list[str]:
+        """The agent's legal actions as strings (for an error message only)."""
+        raw = self._raw
+        mask = raw.observe(agent)["action_mask"]
+        describe = getattr(raw, "describe", str)
+        return [describe(int(a)) for a in np.flatnonzero(mask)]
+
+    def _checked(self, action: Any, num_actions: int | None) -> Any:
+        """``action`` as an int id for a live agent, ``None`` for a done one.
+
+        Raises:
+            IllegalActionError: not an action id (value, seat and agent named), or a value
+                other than None for an agent that is done.
+        """
+        agent = self._raw.agent_selection
+        seat = self._seat(agent)
+        if self._is_done(agent):
+            if action is not None:
+                raise IllegalActionError(repr(action), seat, f"{agent} is done (terminated or truncated): the "
+                                         "only valid action is None", agent=agent)
+            return None
+        return action_id(action, seat, agent, num_actions, legal=lambda: self._legal_strings(agent))
+
 
 def _discrete_size(env: AECEnv) -> int:
     """``n`` when every agent's action space is ``Discrete(n)`` starting at 0 (then an ``int``
@@ -65,11 +106,14 @@ class TerminateIllegalWrapper(_Direct, pzw.TerminateIllegalWrapper):
 
     Short path of ``step``: the observation seen last is a dict whose ``action_mask`` allows
     the action of a live agent, and no illegal move ended the episode: step the inner env.
+    Otherwise the action is checked by :func:`blot_env.actions.action_id` (IllegalActionError
+    for a value that is no id) before PettingZoo's code gives a masked-out id its penalty.
     """
 
     def __init__(self, env: AECEnv, illegal_reward: float):
         super().__init__(env, illegal_reward)
         self._bind(env)
+        self._n = _discrete_size(env)
 
     def observe(self, agent: str) -> Any:
         obs = self.env.observe(agent)
@@ -92,13 +136,19 @@ class TerminateIllegalWrapper(_Direct, pzw.TerminateIllegalWrapper):
                 self._prev_info = None
                 self.env.step(action)
                 return
-        super().step(action)
+        super().step(self._checked(action, self._n if self._n > 0 else None))
 
 
 class AssertOutOfBoundsWrapper(_Direct, pzw.AssertOutOfBoundsWrapper):
     """``pettingzoo.utils.wrappers.AssertOutOfBoundsWrapper`` with direct bookkeeping access.
 
-    Short path of ``step``: an ``int`` inside a ``Discrete(n)`` space that starts at 0.
+    Short path of ``step``: an ``int`` inside a ``Discrete(n)`` space that starts at 0. Any
+    other value goes through :func:`blot_env.actions.action_id`.
+
+    Raises:
+        IllegalActionError: a value that is no action id in ``0..n-1`` (a bool, a float, a
+            string, an array other than 0-d integer, None while the agent is to act), or a
+            value other than None for an agent that is done.
     """
 
     def __init__(self, env: AECEnv):
@@ -109,8 +159,10 @@ class AssertOutOfBoundsWrapper(_Direct, pzw.AssertOutOfBoundsWrapper):
     def step(self, action: Any) -> None:
         if type(action) is int and 0 <= action < self._n:
             self.env.step(action)
-        else:
+        elif self._n < 0:  # not one Discrete(n) space: PettingZoo's check
             super().step(action)
+        else:
+            self.env.step(self._checked(action, self._n))
 
 
 class OrderEnforcingWrapper(_Direct, pzw.OrderEnforcingWrapper):

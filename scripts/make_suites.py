@@ -1,4 +1,4 @@
-"""Generate the frozen deal suites of spec/evaluation.md: ``agents/data/suites/<preset>_<split>.json``.
+"""Generate the frozen deal suites of docs/evaluation.md: ``agents/data/suites/<preset>_<split>.json``.
 
 Each suite is a JSON list with one deal per line, ``{"dealer", "hands", "stock"}`` as
 ``blot_env.record.deal_fields`` writes them; the dealer of board ``i`` is ``i % players``

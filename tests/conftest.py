@@ -6,7 +6,6 @@ teams are ``seat % 2`` (seat 0 and 2 = team 0).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -25,17 +24,6 @@ REPO = Path(__file__).resolve().parents[1]
 # the machine is shared and loaded: no per-example deadline (examples stay small and fast)
 settings.register_profile("blot", deadline=None)
 settings.load_profile("blot")
-
-
-def shared_dir() -> Path | None:
-    """``shared/`` beside the repo (``Path(__file__).parents[2] / "shared"``), or ``$BLOT_SHARED``."""
-    cand = [Path(__file__).resolve().parents[2] / "shared"]
-    if os.environ.get("BLOT_SHARED"):
-        cand.append(Path(os.environ["BLOT_SHARED"]))
-    for p in cand:
-        if (p / "conformance").is_dir() or (p / "spec").is_dir():
-            return p
-    return None
 
 
 def rules(preset: str = "bazar", **overrides) -> RulesConfig:

@@ -1,4 +1,4 @@
-"""Duplicate evaluation (agents/arena.py, spec/evaluation.md) and the blot-eval CLI."""
+"""Duplicate evaluation (agents/arena.py, docs/evaluation.md) and the blot-eval CLI."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Differential test of the batched engine against the reference engine (issue 6).
+"""Differential test of the batched engine against the reference engine.
 
 Every row of a :class:`BatchedEngine` is mirrored by a reference :class:`State` built from
 the same cards (``engine.new_deal`` on the row's dealt hands). At every step, for every

@@ -1,4 +1,4 @@
-"""The batched engine's API: shapes, seeding, autoreset, idle rows and errors (issue 6).
+"""The batched engine's API: shapes, seeding, autoreset, idle rows and errors.
 
 Move-for-move agreement with the reference engine is ``test_batched_diff.py``.
 """

@@ -32,8 +32,13 @@ def test_every_preset_is_valid_and_unknown_knobs_are_refused():
     for name, cfg in PRESETS.items():
         assert cfg.preset == name
         assert RulesConfig(**{k: getattr(cfg, k) for k in KNOBS}) == cfg
-    with pytest.raises(ConfigError, match="unknown rules knob"):
+    with pytest.raises(ConfigError, match="unknown rules knob") as ei:
         make_rules("bazar", no_such_knob=1)
+    msg = str(ei.value)
+    assert "'no_such_knob'" in msg
+    knobs = msg.split("the knobs are: ")[1].split(" (")[0].split(", ")
+    assert knobs == [k for k in KNOBS if k != "preset"]  # the preset is no knob to list
+    assert "bazar-app" in msg.split("chosen by name")[1]
     assert make_rules("bazar", capot_tp=0).capot_tp == 0
 
 

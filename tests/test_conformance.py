@@ -1,20 +1,20 @@
-"""Conformance records of ../shared/conformance/*.jsonl (an independent implementation of
-rules.md): every record whose preset exists here must replay with its exact result.
-
-shared/ is found as ``Path(__file__).parents[2] / "shared"`` or ``$BLOT_SHARED``; the tests
-skip when it is absent. Records of presets not (yet) in ``PRESETS`` are skipped with a reason.
+"""Conformance records of tests/conformance_data/*.jsonl (written by an independent
+implementation of docs/rules.md, see its README): every record replays with its exact result.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from conftest import shared_dir
 
 from blot_env.record import compare_result, load_records, replay_record
 from blot_env.rules_config import PRESETS
 
-SHARED = shared_dir()
-FILES = sorted((SHARED / "conformance").glob("*.jsonl")) if SHARED else []
+DATA = Path(__file__).resolve().parent / "conformance_data"
+FILES = sorted(DATA.glob("*.jsonl"))
+EXPECTED = {"bazar_manual.jsonl": "bazar", "bazar_auto.jsonl": "bazar", "bazar_app.jsonl": "bazar-app",
+            "duel.jsonl": "duel", "duel_app.jsonl": "duel-app", "open.jsonl": "open"}
 
 
 def _cases():
@@ -26,23 +26,17 @@ def _cases():
 CASES = list(_cases())
 
 
-@pytest.mark.skipif(SHARED is None, reason="shared/ not found (set BLOT_SHARED)")
 def test_conformance_files_present():
-    names = {p.name for p in FILES}
-    assert {"bazar_manual.jsonl", "bazar_auto.jsonl", "bazar_app.jsonl"} <= names
+    assert {p.name for p in FILES} == set(EXPECTED)
+    for p in FILES:
+        recs = load_records(p)
+        assert len(recs) == 40 and {r["preset"] for r in recs} == {EXPECTED[p.name]}
+    assert len(CASES) == 240
 
 
-@pytest.mark.skipif(SHARED is None, reason="shared/ not found (set BLOT_SHARED)")
 @pytest.mark.parametrize("rec", CASES)
 def test_conformance_record(rec):
-    if rec.get("preset") not in PRESETS:
-        pytest.skip(f"preset {rec.get('preset')!r} is not implemented yet")
+    assert rec["preset"] in PRESETS
     _, got = replay_record(rec)
     assert got is not None, "the record's deal is not finished"
     assert compare_result(rec["result"], got) == []
-
-
-@pytest.mark.skipif(SHARED is None, reason="shared/ not found (set BLOT_SHARED)")
-def test_bazar_conformance_count():
-    bazar = [c for c in CASES if c.values[0]["preset"] in ("bazar", "bazar-app")]
-    assert len(bazar) == 120

@@ -2,7 +2,7 @@
 
 Every record carries a ``note`` with the hand check (seed 000 passage and the arithmetic of
 rules.md 2.5) and a ``trace`` of its tricks from the independent reference code in
-scripts/invariants.py. tests/golden/make_golden.py writes them from its case table.
+tests/oracles/reference.py. tests/golden/make_golden.py writes them from its case table.
 
 Every golden record of the project (tests/golden, tests/golden_2p, tests/golden_belote) is
 also replayed through both deal engines (blot_env/deal.py: the reference engine and the

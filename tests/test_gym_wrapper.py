@@ -28,6 +28,17 @@ def test_check_env_and_registry(preset):
     assert e.unwrapped.raw.cfg.preset == preset
 
 
+def test_make_returns_the_env_with_its_action_masks():
+    """``gymnasium.make(...).action_masks()`` works: no wrapper hides it."""
+    e = gymnasium.make("BlotDuel-v0")
+    with pytest.raises(gymnasium.error.ResetNeeded, match="reset"):
+        e.step(0)  # the order is still enforced
+    e.reset(seed=0)
+    mask = e.action_masks()
+    assert mask.dtype == bool and mask.shape == (e.action_space.n,) and mask.any()
+    assert (mask == e.get_wrapper_attr("action_masks")()).all()
+
+
 def _episode(env: BlotGymEnv, seed: int, rng: np.random.Generator):
     obs, info = env.reset(seed=seed)
     total, steps = 0.0, 0
@@ -98,7 +109,7 @@ def test_match_episode_and_render():
 
 
 def test_maskable_ppo_smoke(tmp_path, monkeypatch):
-    sb3 = pytest.importorskip("sb3_contrib")
+    sb3 = pytest.importorskip("sb3_contrib", reason="sb3-contrib is in the test extra: pip install -e '.[test]'")
     # SB3's default logger makes a fresh /tmp/SB3-<time> folder per model; keep it in tmp_path.
     monkeypatch.setenv("SB3_LOGDIR", str(tmp_path))
     env = gymnasium.make("BlotBazarApp-v0")
@@ -106,5 +117,5 @@ def test_maskable_ppo_smoke(tmp_path, monkeypatch):
                             policy_kwargs={"net_arch": [64]})
     model.learn(total_timesteps=256)
     obs, _ = env.reset(seed=1)
-    action, _ = model.predict(obs, action_masks=env.unwrapped.action_masks(), deterministic=True)
-    assert env.unwrapped.action_masks()[int(action)]
+    action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
+    assert env.action_masks()[int(action)]

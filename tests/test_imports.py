@@ -1,4 +1,4 @@
-"""Package boundaries (style.md rule 13), read from the source: every ``import`` of every module.
+"""Package boundaries, read from the source: every ``import`` of every module.
 
 1. ``blot_env`` imports nothing from ``agents`` (lazy imports inside functions included).
 2. A private thing (an underscore module such as ``blot_env.batched._layout``, or an

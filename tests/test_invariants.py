@@ -1,30 +1,21 @@
-"""Random-play invariants (style.md rule 8) over 10,000 deals with automatic and 10,000 with
-manual declarations, plus bazar-app: the checks of scripts/invariants.py after every action
-(cards conserved, reference legal cards, every legal action accepted and an illegal one
-refused, next leader = last trick's winner, raw points adding up to 162, non-negative scores,
-exactly one side 0 under contra, the early kaput stop, and rules.md 2.5 recomputed
-independently for deals without combinations)."""
+"""Random-play invariants for every preset (the checks of tests/oracles/invariants.py after
+every action: cards conserved, the legal set never empty before the end, legal cards equal to
+an independent rules.md 1.3, every legal action accepted and an illegal one refused, next
+leader = last trick's winner, raw points adding up to 162, the kaput stop, records that
+replay, and the score recomputed independently where nothing but cards counts).
+
+The long runs (1,000,000 deals per preset) are ``python scripts/invariants.py`` (docs/rules.md,
+"Random-play invariants").
+"""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-
+import numpy as np
 import pytest
-from conftest import REPO
+from oracles import InvariantError, check_deal, ref_points, ref_round, ref_two_player_score, ref_winner, run_deals
 
+from blot_env.cards import parse_card
 from blot_env.rules_config import make_rules
-
-
-def _invariants():
-    name = "blot_invariants"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, REPO / "scripts" / "invariants.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[name]
-
 
 CHUNKS = 4
 DEALS_PER_CHUNK = 2500
@@ -33,37 +24,69 @@ DEALS_PER_CHUNK = 2500
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 @pytest.mark.parametrize("declarations", ["auto", "manual"])
 def test_random_deals_bazar(declarations, chunk):
-    inv = _invariants()
     cfg = make_rules("bazar", declarations=declarations)
-    st = inv.run_deals(cfg, seed=1000 * chunk + (7 if declarations == "auto" else 11), deals=DEALS_PER_CHUNK)
+    st = run_deals(cfg, seed=7 if declarations == "auto" else 11, deals=DEALS_PER_CHUNK,
+                   start=chunk * DEALS_PER_CHUNK)
     assert st.deals == DEALS_PER_CHUNK
     # the random policy reaches the interesting cases
-    assert st.passed_out > 0 and st.contra > 0 and st.kaput > 0 and st.made > 0 and st.nt > 0
-    assert st.no_combo_checked > DEALS_PER_CHUNK // 10
+    assert st.passed_out > 0 and st.contra > 0 and st.made > 0 and st.nt > 0 and st.capot > 0
+    assert st.score_recomputed > DEALS_PER_CHUNK // 10
 
 
-def test_random_deals_bazar_app():
-    inv = _invariants()
-    st = inv.run_deals(make_rules("bazar-app"), seed=5, deals=1000)
-    assert st.deals == 1000 and st.kaput > 0
+def test_random_deals_bazar_reach_kaput():
+    st = run_deals(make_rules("bazar", declarations="auto"), seed=3, deals=2000)
+    assert st.kaput > 0 and st.kaput_stopped > 0
 
 
-def test_reference_functions_agree_with_seed_tables():
-    inv = _invariants()
-    from blot_env.cards import parse_card
+# deals per preset: about 10 s of one core each
+@pytest.mark.parametrize(("preset", "deals"), [("bazar-app", 2000), ("duel", 4000), ("duel-app", 4000),
+                                              ("open", 3000), ("belote", 4000)])
+def test_random_deals_every_preset(preset, deals):
+    st = run_deals(make_rules(preset), seed=5, deals=deals)
+    assert st.deals == deals and 0 < st.made < deals
+    assert st.all_tricks > deals // 2 and st.capot > 0 and st.records_replayed > 0
+    assert st.score_recomputed > deals // 20
+    if preset in ("bazar-app", "belote"):
+        assert st.passed_out > 0 and st.contra > 0
+    if preset == "bazar-app":
+        assert st.kaput_stopped > 0
 
-    assert inv.ref_points(parse_card("JH"), 2) == 20 and inv.ref_points(parse_card("AS"), 4) == 19
-    assert [inv.ref_round(x) for x in (85, 86, 125, 37, 136, 26)] == [8, 9, 12, 4, 14, 3]
+
+def test_runs_are_split_by_deal_index():
+    """Deals 0..9 checked in one go or as 0..4 and 5..9 are the same deals."""
+    cfg = make_rules("duel")
+    whole = run_deals(cfg, seed=9, deals=10)
+    halves = run_deals(cfg, seed=9, deals=5)
+    halves.add(run_deals(cfg, seed=9, deals=5, start=5))
+    assert whole == halves
+
+
+def test_reference_functions_agree_with_the_rules_tables():
+    assert ref_points(parse_card("JH"), 2) == 20 and ref_points(parse_card("AS"), 4) == 19
+    assert [ref_round(x) for x in (85, 86, 125, 37, 136, 26)] == [8, 9, 12, 4, 14, 3]
     cards = [parse_card(c) for c in ("9H", "AH", "TH", "JH")]
-    assert inv.ref_winner(cards, 2) == 3
+    assert ref_winner(cards, 2) == 3
+    # rules.md 3, B-1 shape (no combinations): c_t 84, c_o 58, undealt 20 -> 10 : 6
+    assert ref_two_player_score(0, (5, 4), (84, 58), 20, "duel", 9, 21) == ([10, 6], True)
+    # rules.md 5.5 D-5: c_t 96, c_o 66 -> t = 16 - r(66) = 9, o = 7
+    assert ref_two_player_score(1, (9, 7), (66, 96), 0, "open", 16, 21) == ([7, 9], True)
 
 
-def test_invariant_checker_catches_a_broken_engine(monkeypatch):
-    """The checker is not vacuous: a wrong trick winner is reported."""
-    inv = _invariants()
-    import numpy as np
+@pytest.mark.parametrize("preset", ["bazar", "duel", "open", "belote"])
+def test_invariant_checker_catches_a_broken_engine(monkeypatch, preset):
+    """The checker is not vacuous: a wrong trick winner is reported for every family."""
+    import oracles.invariants as inv
 
     monkeypatch.setattr(inv, "ref_winner", lambda cards, strain: 0)
-    with pytest.raises(inv.InvariantError):
+    with pytest.raises(InvariantError, match="last trick's winner"):
         for seed in range(20):
-            inv.check_deal(make_rules("bazar", declarations="auto"), np.random.default_rng(seed))
+            check_deal(make_rules(preset), np.random.default_rng(seed))
+
+
+def test_invariant_checker_catches_a_wrong_score(monkeypatch):
+    import oracles.invariants as inv
+
+    monkeypatch.setattr(inv, "ref_two_player_score", lambda *a, **k: ([99, 0], True))
+    with pytest.raises(InvariantError, match="reference"):
+        for seed in range(20):
+            check_deal(make_rules("duel-app"), np.random.default_rng(seed))

@@ -1,5 +1,5 @@
-"""No hidden information reaches an observation (style.md rule of thumb 8: "observations
-identical when hidden cards are resampled").
+"""No hidden information reaches an observation: observations are identical when the hidden
+cards are resampled.
 
 Method: play a random deal; pick an observer seat and a checkpoint step k. Every card the
 observer has seen by step k (its own cards, cards played, shown or face-up cards, the duel's

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-torch = pytest.importorskip("torch")
+torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
 from agents.ppo.agent import PPOAgent, load_ppo_agent  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402

@@ -1,10 +1,11 @@
-"""``python -m blot_env.replay`` as a user runs it (spec/deal-record.md "Replay command"):
+"""``python -m blot_env.replay`` as a user runs it (docs/deal-record.md "Replay command"):
 results printed one JSON per record, exit status, and one clear line per bad record, never a
 traceback."""
 
 from __future__ import annotations
 
 import copy
+import io
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from conftest import REPO
 
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, legal_actions
-from blot_env.record import initial_state
+from blot_env.record import initial_state, iter_records, replay_record
 
 GOLDEN = REPO / "tests" / "golden"
 
@@ -87,29 +88,30 @@ def test_illegal_action_one_clear_line(tmp_path):
     assert "rules.md 1.3" in line and ("must" in line)  # the reason, with its rule
 
 
-@pytest.mark.parametrize(
-    ("name", "mutate", "field"),
-    [
-        ("unknown_preset", lambda r: r.update(preset="bazaar"), '"preset"'),
-        ("unknown_knob", lambda r: r["rules"].update(foo=1), '"rules"'),
-        ("bad_knob_value", lambda r: r["rules"].update(declarations="sometimes"), '"rules"'),
-        ("duplicated_card", lambda r: r["hands"].__setitem__(1, r["hands"][1].replace("7C", "TC")), '"hands"'),
-        ("repeated_in_hand", lambda r: r["hands"].__setitem__(0, r["hands"][0].replace("TC", "9H")), '"hands"'),
-        ("missing_card", lambda r: r["hands"].__setitem__(1, " ".join(r["hands"][1].split()[:7])), '"hands"'),
-        ("wrong_hand_size", lambda r: (r["hands"].__setitem__(1, r["hands"][1] + " " + r["hands"][0].split()[0]),
-                                       r["hands"].__setitem__(0, " ".join(r["hands"][0].split()[1:]))), '"hands"'),
-        ("not_a_card", lambda r: r["hands"].__setitem__(2, r["hands"][2].replace("8C", "XX")), '"hands[2]"'),
-        ("unknown_action", lambda r: r["actions"].__setitem__(3, "bid 9X"), '"actions"[3]'),
-        ("action_not_string", lambda r: r["actions"].__setitem__(0, 7), '"actions"[0]'),
-        ("actions_after_end", lambda r: r["actions"].append("play 7C"), "already over"),
-        ("bad_dealer", lambda r: r.update(dealer=7), '"dealer"'),
-        ("bad_format", lambda r: r.update(format="blot-record/9"), '"format"'),
-        ("no_hands", lambda r: r.pop("hands"), '"hands"'),
-        ("wrong_result", lambda r: r["result"].update(score=[1, 2]), '"result.score"'),
-        ("unfinished", lambda r: r.update(actions=r["actions"][:20]), "not finished"),
-        ("bad_knob_type", lambda r: r["rules"].update(target="x"), '"rules"'),
-    ],
-)
+_MALFORMED = [
+    ("unknown_preset", lambda r: r.update(preset="bazaar"), '"preset"'),
+    ("unknown_knob", lambda r: r["rules"].update(foo=1), '"rules"'),
+    ("bad_knob_value", lambda r: r["rules"].update(declarations="sometimes"), '"rules"'),
+    ("duplicated_card", lambda r: r["hands"].__setitem__(1, r["hands"][1].replace("7C", "TC")), '"hands"'),
+    ("repeated_in_hand", lambda r: r["hands"].__setitem__(0, r["hands"][0].replace("TC", "9H")), '"hands"'),
+    ("missing_card", lambda r: r["hands"].__setitem__(1, " ".join(r["hands"][1].split()[:7])), '"hands"'),
+    ("wrong_hand_size", lambda r: (r["hands"].__setitem__(1, r["hands"][1] + " " + r["hands"][0].split()[0]),
+                                   r["hands"].__setitem__(0, " ".join(r["hands"][0].split()[1:]))), '"hands"'),
+    ("not_a_card", lambda r: r["hands"].__setitem__(2, r["hands"][2].replace("8C", "XX")), '"hands[2]"'),
+    ("unknown_action", lambda r: r["actions"].__setitem__(3, "bid 9X"), '"actions"[3]'),
+    ("action_not_string", lambda r: r["actions"].__setitem__(0, 7), '"actions"[0]'),
+    ("actions_after_end", lambda r: r["actions"].append("play 7C"), "already over"),
+    ("bad_dealer", lambda r: r.update(dealer=7), '"dealer"'),
+    ("bad_format", lambda r: r.update(format="blot-record/9"), '"format"'),
+    ("no_hands", lambda r: r.pop("hands"), '"hands"'),
+    ("wrong_result", lambda r: r["result"].update(score=[1, 2]), '"result.score"'),
+    ("unfinished", lambda r: r.update(actions=r["actions"][:20]), "not finished"),
+    ("bad_knob_type", lambda r: r["rules"].update(target="x"), '"rules"'),
+    ("no_format", lambda r: r.pop("format"), '"format"'),
+]
+
+
+@pytest.mark.parametrize(("name", "mutate", "field"), _MALFORMED)
 def test_malformed_record_refused(tmp_path, name, mutate, field):
     rec = copy.deepcopy(base_record())
     mutate(rec)
@@ -121,18 +123,79 @@ def test_malformed_record_refused(tmp_path, name, mutate, field):
     assert f"{name}.json" in lines[0] and field in lines[0], lines[0]
 
 
-@pytest.mark.parametrize(("name", "raw"), [("bad_json", '{"format": "blot-record/1", "preset": '), ("empty", ""),
-                                           ("bad_jsonl", None)])
+@pytest.mark.parametrize(("name", "raw"), [("bad_json", '{"format": "blot-record/1", "preset": '), ("empty", "")])
 def test_unreadable_file_refused(tmp_path, name, raw):
-    if raw is None:
-        path = write(tmp_path, f"{name}.jsonl", raw=json.dumps(base_record()) + "\n{oops\n")
-    else:
-        path = write(tmp_path, f"{name}.json", raw=raw)
+    path = write(tmp_path, f"{name}.json", raw=raw)
     p = run_replay(path)
     assert p.returncode != 0 and "Traceback" not in p.stderr
     (line,) = error_lines(p)
     assert path.name in line and "JSON" in line
-    assert p.stderr.splitlines()[-1] == "0 of 0 records replayed with their results; 1 file(s) could not be read"
+    assert p.stderr.splitlines()[-1] == ("0 of 0 records replayed with their results; 1 file(s) could not be read "
+                                         "or held no record")
+
+
+def test_bad_jsonl_line_is_one_failed_record_and_the_others_replay(tmp_path):
+    rec = base_record()
+    path = write(tmp_path, "bad.jsonl", raw=json.dumps(rec) + "\n{oops\n" + json.dumps(rec) + "\n")
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert line.startswith(f"{path}: line 2: not valid JSON")
+    assert [json.loads(ln) for ln in p.stdout.splitlines()] == [rec["result"]] * 2
+    assert "2 of 3 records" in p.stderr
+
+
+@pytest.mark.parametrize("name", ["empty.jsonl", "blank.jsonl", "empty_list.json"])
+def test_file_without_records_is_an_error(tmp_path, name):
+    raw = {"empty.jsonl": "", "blank.jsonl": "\n  \n\n", "empty_list.json": "[]"}[name]
+    path = write(tmp_path, name, raw=raw)
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr and p.stdout == ""
+    (line,) = error_lines(p)
+    assert line == f"{path}: no records (an empty file); expected JSON deal records (docs/deal-record.md)"
+
+
+@pytest.mark.parametrize("name", ["model.pt", "records.jsonl", "records.json"])
+def test_binary_file_is_refused_naming_the_file(tmp_path, name):
+    path = tmp_path / name
+    path.write_bytes(b"PK\x03\x04\x14\x00\x08\x00\xa3\xfe\x00\xff" * 50)
+    p = run_replay(path)
+    assert p.returncode == 1 and "Traceback" not in p.stderr
+    (line,) = error_lines(p)
+    assert line.startswith(f"cannot read {path}: line 1 is not UTF-8 text") or line.startswith(f"{path}: ")
+    assert str(path) in line and "binary file" in line
+
+
+def test_record_without_format_is_refused():
+    from blot_env.errors import RecordError
+    from blot_env.record import replay_record
+
+    rec = base_record()
+    del rec["format"]
+    with pytest.raises(RecordError, match=r'field "format": missing; a deal record starts with "format": '
+                                          r'"blot-record/1"'):
+        replay_record(rec)
+
+
+def test_help_names_the_console_script():
+    p = subprocess.run([sys.executable, "-m", "blot_env.replay", "--help"], capture_output=True, text=True,
+                       timeout=60, cwd=REPO)
+    assert p.returncode == 0 and p.stdout.startswith("usage: blot-replay ")
+
+
+def test_jsonl_is_streamed(tmp_path):
+    """The records of a .jsonl come one line at a time: the first is out before a bad byte
+    further down the file is read."""
+    from blot_env.errors import RecordError
+    from blot_env.record import iter_records
+
+    rec = base_record()
+    path = tmp_path / "long.jsonl"
+    path.write_bytes((json.dumps(rec) + "\n").encode() * 3 + b"\xff\xfe\n" + b" " * 100_000)
+    it = iter_records(path)
+    assert next(it) == ("line 1", rec)
+    with pytest.raises(RecordError, match=r"line 4 is not UTF-8 text"):
+        list(it)
 
 
 def test_missing_file_and_non_object_records(tmp_path):
@@ -175,3 +238,62 @@ def test_custom_rules_value_record_replays_through_the_cli(tmp_path):
     p = run_replay(write(tmp_path, "mine.json", e.record()), write(tmp_path, "match.json", e.match_record()))
     assert p.returncode == 0, p.stderr
     assert "2 of 2 records" in p.stderr
+
+
+def _cases_of_both_engines():
+    files = sorted(GOLDEN.glob("*.json")) + sorted((REPO / "tests").glob("golden_*/*.json"))
+    files += sorted((REPO / "tests" / "conformance_data").glob("*.jsonl"))
+    return [rec for f in files for _, rec in iter_records(f)]
+
+
+def test_compiled_replay_gives_the_reference_results():
+    from blot_env.replay import CompiledReplay
+
+    fast = CompiledReplay()
+    recs = _cases_of_both_engines()
+    assert len(recs) > 290 and {r["preset"] for r in recs} == {"bazar", "bazar-app", "duel", "duel-app", "open",
+                                                                "belote"}
+    for rec in recs:
+        assert fast.replay(rec) == replay_record(rec)[1] == rec["result"]
+    assert fast.compiled == len(recs) and fast.by_reference == 0  # none needed the reference path
+
+
+@pytest.mark.parametrize("name", [c[0] for c in _MALFORMED] + ["illegal", "ten_spelling"])
+def test_both_engines_print_the_same_results_and_messages(tmp_path, name):
+    from blot_env.replay import replay_file
+
+    rec = copy.deepcopy(base_record())
+    if name == "illegal":
+        i, action, _ = _illegal_held_card(rec)
+        rec["actions"][i] = action
+    elif name == "ten_spelling":  # "10S" is accepted on input: the reference path reads it
+        rec["hands"] = [" ".join("10" + c[1] if c[0] == "T" else c for c in h.split()) for h in rec["hands"]]
+        assert "10" in "".join(rec["hands"])
+    else:
+        next(c[1] for c in _MALFORMED if c[0] == name)(rec)
+    path = write(tmp_path, f"{name}.jsonl", raw=json.dumps(rec) + "\n" + json.dumps(base_record()) + "\n")
+    got = {}
+    for engine in ("compiled", "reference"):
+        out, err = io.StringIO(), io.StringIO()
+        got[engine] = (replay_file(str(path), out, err, engine=engine), out.getvalue(), err.getvalue())
+    assert got["compiled"] == got["reference"]
+    (n, fails), _, err = got["compiled"]
+    assert n == 2 and fails == (0 if name == "ten_spelling" else 1)
+
+
+def test_rules_too_big_for_a_compiled_row_replay_on_the_reference():
+    from blot_env.errors import RecordError
+    from blot_env.replay import CompiledReplay
+
+    rec = copy.deepcopy(base_record())
+    rec["rules"]["auction_end_passes"] = 8  # an auction that may outgrow a compiled row
+    fast = CompiledReplay()
+
+    def outcome(replay):
+        try:
+            return "ok", replay(rec)
+        except RecordError as e:
+            return "error", str(e)
+
+    assert outcome(fast.replay) == outcome(lambda r: replay_record(r)[1])
+    assert fast.by_reference == 1 and fast.compiled == 0

@@ -442,5 +442,12 @@ def test_docs_rules_knob_table_up_to_date():
 
     for knob in KNOBS:
         assert f"| `{knob}` |" in text
-    for heading in ("### `duel`", "### `duel-app`", "### `open`", "### `belote`"):
-        assert heading in text
+    # every preset has a section (numbered as the rules.md citations of the code), and it is not empty
+    for preset, head in (("bazar", "## 2. `bazar`"), ("bazar-app", "### 2.8 `bazar-app`"), ("duel", "## 3. `duel`"),
+                         ("duel-app", "## 4. `duel-app`"), ("open", "## 5. `open`"), ("belote", "## 6. `belote`")):
+        assert head in text, preset
+        level = head.split()[0]
+        body = text.split(head, 1)[1].split("\n" + level + " ", 1)[0]
+        assert len(body) > 1000, preset
+        if preset != "bazar-app":  # the worked examples (A-n, B-n, ...) that the tests cite
+            assert "| # | situation | result |" in body, preset

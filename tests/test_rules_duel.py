@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pytest
-from conftest import shared_dir
 from variant_cases import TESTS, finished, score
 
 from blot_env.actions import UnknownActionError, layout_for
@@ -17,7 +16,7 @@ from blot_env.cards import NT, card_points, card_str, mask_of, mask_str, parse_c
 from blot_env.declarations import counted_sets
 from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions, new_deal
 from blot_env.errors import ConfigError, IllegalActionError
-from blot_env.record import load_records, make_record, replay_record
+from blot_env.record import make_record, replay_record
 from blot_env.rules_config import make_rules
 from blot_env.state import Phase
 from blot_env.view import seat_view
@@ -326,7 +325,7 @@ def test_open_card_is_public():
 @pytest.mark.parametrize("preset", ["duel", "duel-app"])
 def test_views_hide_the_other_hand_and_the_stock(preset):
     """A seat's view is unchanged when the opponent's unseen cards and the undealt stock are
-    resampled (the same public history replays): no hidden card leaks (style.md rule 8)."""
+    resampled (the same public history replays): no hidden card leaks."""
     cfg = make_rules(preset)
     rng = np.random.default_rng(7)
     checked = 0
@@ -387,21 +386,7 @@ def _auto_shown(state) -> tuple:
     return tuple(cs for cs in counted_sets(state))
 
 
-# --- conformance and golden records --------------------------------------------------------
-
-def _conformance(name: str):
-    sh = shared_dir()
-    if sh is None or not (sh / "conformance" / name).exists():
-        pytest.skip("shared/conformance not available")
-    return load_records(sh / "conformance" / name)
-
-
-@pytest.mark.parametrize("name", ["duel.jsonl", "duel_app.jsonl"])
-def test_conformance_records(name):
-    for i, rec in enumerate(_conformance(name)):
-        _, res = replay_record(rec)
-        assert res == rec["result"], f"{name} record {i}"
-
+# --- golden records (the conformance records: tests/test_conformance.py) ---------------------
 
 GOLDEN = sorted((TESTS / "golden_2p").glob("*.json"))
 

@@ -9,7 +9,6 @@ import json
 
 import numpy as np
 import pytest
-from conftest import shared_dir
 from variant_cases import TESTS, finished, open_deal, score
 
 from blot_env.actions import layout_for
@@ -17,7 +16,7 @@ from blot_env.cards import NT, card_points, mask_of, mask_str, parse_cards
 from blot_env.declarations import blots, counted_sets
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal, legal_actions, new_deal
 from blot_env.errors import IllegalActionError
-from blot_env.record import load_records, make_record, replay_record
+from blot_env.record import make_record, replay_record
 from blot_env.rules_config import make_rules
 from blot_env.state import Phase
 from blot_env.view import seat_view
@@ -237,16 +236,7 @@ def test_record_refuses_short_piles():
         replay_record(rec)
 
 
-# --- conformance and golden records --------------------------------------------------------
-
-def test_conformance_records():
-    sh = shared_dir()
-    if sh is None or not (sh / "conformance" / "open.jsonl").exists():
-        pytest.skip("shared/conformance not available")
-    for i, rec in enumerate(load_records(sh / "conformance" / "open.jsonl")):
-        _, res = replay_record(rec)
-        assert res == rec["result"], f"open record {i}"
-
+# --- golden records (the conformance records: tests/test_conformance.py) ---------------------
 
 GOLDEN = sorted((TESTS / "golden_2p").glob("*.json"))
 

@@ -66,6 +66,6 @@ def test_win_rate_counts_ties_half():
 
 
 def test_boards_needed_rule_of_thumb():
-    # spec/evaluation.md: about 7.85 s^2 / d^2 boards for 80% power at the 5% level
+    # docs/evaluation.md: about 7.85 s^2 / d^2 boards for 80% power at the 5% level
     assert boards_needed(1.0, 1.0) == pytest.approx(7.85, abs=0.01)
     assert boards_needed(20.0, 1.0) == pytest.approx(7.85 * 400, rel=1e-3)

@@ -1,4 +1,4 @@
-"""Typed, frozen configuration of an RLlib run (``configs/rllib_*.yaml``; style.md rule 9).
+"""Typed, frozen configuration of an RLlib run (``configs/rllib_*.yaml``).
 
 One dataclass per concern: :class:`EnvSection` (which env and how it rewards),
 :class:`RLlibPPOSection` (RLlib's PPO update), :class:`RunnerSection` (env runners),

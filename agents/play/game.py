@@ -4,7 +4,7 @@
 (``blot-view``) drive: it deals, asks the agents for their actions, takes the humans' actions
 (checked by the engine, which names the rule an illegal one breaks), keeps the match score
 (:mod:`blot_env.match`: totals, dealer rotation, passed-out deals redealt, tie rules) and
-writes the deal or match record (spec/deal-record.md).
+writes the deal or match record (docs/deal-record.md).
 
 Each finished deal stays on the table (``deal_over``) until :meth:`Game.next_deal` is called,
 so a viewer can show its score before the next one starts.
@@ -218,7 +218,7 @@ class Game:
 
 
 def board_records(deal: State, first: Agent, second: Agent, seed: int = 0) -> list[dict]:
-    """A duplicate board (spec/evaluation.md): ``deal`` played at two tables, ``first`` in the
+    """A duplicate board (docs/evaluation.md): ``deal`` played at two tables, ``first`` in the
     even seats and ``second`` in the odd ones at table 1, swapped at table 2 (2 players: seat
     0, then seat 1). Returns the two deal records, each with its ``"players"`` field; the
     seats' generators are ``SeedSequence([seed, seat])`` at both tables.

@@ -7,7 +7,7 @@ colour (hearts and diamonds red). rich prints plain text when the output is not 
 or ``NO_COLOR`` is set.
 
 Input (:func:`parse_choice`): the number of a listed choice, or an action string of the
-deal-record grammar (spec/deal-record.md) in any case and spacing: ``play 9H``, ``9H``
+deal-record grammar (docs/deal-record.md) in any case and spacing: ``play 9H``, ``9H``
 (a card alone plays it), ``10H``, ``9♥``, ``bid 10S``, ``bid 10 S``, ``kaput H``, ``pass``,
 ``contra``, ``announce terz``, ``show``. A string that is no action raises
 :class:`InputError`; whether a parsed action is legal is the engine's to say.

@@ -1,4 +1,4 @@
-"""PIMC agents: ``pimc-K`` (L3 "Hard") and ``pimc-insane`` (L4), spec/evaluation.md.
+"""PIMC agents: ``pimc-K`` (L3 "Hard") and ``pimc-insane`` (L4), docs/evaluation.md.
 
 Perfect-information Monte Carlo: sample worlds consistent with the seat's view
 (:func:`agents.search.sampler.sample_worlds`), solve each with the double-dummy solver on the

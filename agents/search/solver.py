@@ -1,4 +1,4 @@
-"""Double-dummy solver on the deal-score objective, for every preset (issue 9).
+"""Double-dummy solver on the deal-score objective, for every preset.
 
 ``solve(state)`` takes any play-phase :class:`~blot_env.state.State` (all hands known) and
 returns the exact minimax value of the deal's final score difference for the side to move

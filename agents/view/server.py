@@ -1,7 +1,7 @@
 """The web viewer's server: a Starlette app with a JSON API and one static page.
 
 Replays: every deal of the loaded records (deal records and the deals of ``blot-match/1``
-records, spec/deal-record.md) is one entry; deals that share their cards (preset, rules,
+records, docs/deal-record.md) is one entry; deals that share their cards (preset, rules,
 dealer, hands, stock) form a duplicate **board**, whose tables the page shows side by side.
 The frames of a deal are computed here (:func:`blot_env.table.record_frames`), so the page
 holds no rules: it draws snapshots.

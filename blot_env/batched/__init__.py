@@ -1,4 +1,4 @@
-"""The batched engine: B deals stepped at once in compiled code (issue 6).
+"""The batched engine: B deals stepped at once in compiled code.
 
 See :class:`~blot_env.batched.engine.BatchedEngine` and docs/batched.md.
 """

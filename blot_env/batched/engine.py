@@ -1,4 +1,4 @@
-"""``BatchedEngine``: B deals of one preset stepped in lockstep by compiled code (issue 6).
+"""``BatchedEngine``: B deals of one preset stepped in lockstep by compiled code.
 
 Each row of the batch is one deal in the ``int64`` row layout of ``_layout.py``; the
 transitions (``_core``), the scoring (``_score``) and the observation encoder (``_obs``) are
@@ -210,7 +210,7 @@ def _sample_legal(words, key, out):
 
 
 class BatchedEngine:
-    """B deals of one preset in lockstep, with observations and masks (issue 6).
+    """B deals of one preset in lockstep, with observations and masks.
 
     Args:
         preset: a preset of :data:`blot_env.PRESETS` (ignored when ``rules`` is given).

@@ -4,7 +4,7 @@ Each case gives the cards, the auction, the declaration decisions and a card pre
 seat (the rest of the play is "the first preferred legal card, else the lowest legal card").
 The ``expected`` result of every case was worked out BY HAND from seed 000 and rules.md 2.5
 (the arithmetic is in its ``note``); the tricks and raw card points were checked with the
-independent trick code of scripts/invariants.py (``ref_winner``/``ref_points``), whose
+independent trick code of tests/oracles/reference.py (``ref_winner``/``ref_points``), whose
 trick-by-trick trace is written into the note. The script refuses to write a record when
 the engine disagrees with the hand result.
 
@@ -15,7 +15,6 @@ the engine disagrees with the hand result.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import sys
 from dataclasses import dataclass, field
@@ -28,11 +27,9 @@ from blot_env.rules_config import make_rules
 from blot_env.state import Phase
 
 HERE = Path(__file__).resolve().parent
-_spec = importlib.util.spec_from_file_location("blot_invariants", HERE.parents[1] / "scripts" / "invariants.py")
-inv = sys.modules.get("blot_invariants") or importlib.util.module_from_spec(_spec)
-if "blot_invariants" not in sys.modules:
-    sys.modules["blot_invariants"] = inv
-    _spec.loader.exec_module(inv)
+if str(HERE.parent) not in sys.path:  # run as a script: tests/ holds the oracles package
+    sys.path.insert(0, str(HERE.parent))
+import oracles as inv  # noqa: E402
 
 P4 = ["pass"] * 4
 
@@ -209,7 +206,7 @@ CASES: list[Case] = [
          rules={"declarations": "auto"}),
     Case("passed_out", CAP, P4, _res(None, None, None, None, [0, 0], [0, 0], [0, 0], [0, 0]),
          "Four passes with no bid: 'Ставку не сказал никто — карты пересдаёт следующий игрок'. "
-         "A passed-out record: contract null, made null, score 0:0 (spec/deal-record.md)."),
+         "A passed-out record: contract null, made null, score 0:0 (docs/deal-record.md)."),
 ]
 
 # --- manual declarations (preset bazar's default) and bazar-app ---------------------------
@@ -333,7 +330,7 @@ def play_case(case: Case):
 
 
 def trick_trace(state) -> tuple[list[str], list[int], list[int]]:
-    """Independent trick-by-trick trace (scripts/invariants.py reference code)."""
+    """Independent trick-by-trick trace (tests/oracles/reference.py)."""
     if state.contract is None:
         return [], [0, 0], [0, 0]
     strain = state.contract.strain
