@@ -15,16 +15,12 @@ loadable with ``load_ppo_agent(path)`` or ``blot-eval --agent DIR/policy.pt``),
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import logging
 import sys
 from pathlib import Path
 from typing import Any
 
 from blot_env.errors import BlotError
-
-#: modules of the ``train`` extra that blot-train needs (checked before anything imports them)
-TRAIN_MODULES = {"torch": "torch", "yaml": "pyyaml", "tqdm": "tqdm"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -42,11 +38,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     return p
-
-
-def missing_train_modules() -> list[str]:
-    """The distributions of the ``train`` extra whose modules cannot be imported."""
-    return [dist for mod, dist in TRAIN_MODULES.items() if importlib.util.find_spec(mod) is None]
 
 
 def resolve_config(args: argparse.Namespace) -> Any:
@@ -73,10 +64,12 @@ def resolve_config(args: argparse.Namespace) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    missing = missing_train_modules()
-    if missing:
-        print(f"blot-train: missing {', '.join(missing)}: install the train extra, "
-              "pip install -e '.[train]' (or pip install 'blot-env[train]')", file=sys.stderr)
+    from .._extras import MissingExtraError, require
+
+    try:  # python -m agents.ppo.cli comes here without the console script's check
+        require("train", "blot-train")
+    except MissingExtraError as e:
+        print(f"blot-train: {e}", file=sys.stderr)
         return 2
     import yaml
 
