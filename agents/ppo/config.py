@@ -1,4 +1,4 @@
-"""Typed, frozen configuration of the PPO trainer (style.md rule 9).
+"""Typed, frozen configuration of the PPO trainer.
 
 One dataclass per concern: :class:`NetworkConfig` (the policy/value MLP), :class:`PPOConfig`
 (the update), :class:`RolloutConfig` (data collection and rewards), :class:`PoolConfig`
@@ -221,7 +221,7 @@ class EvalConfig:
     boards: int = 100
     """Duplicate boards per evaluation: the first ones of the preset's frozen ``split`` suite."""
     split: str = "dev"
-    """Deal suite of agents/data/suites (``dev`` is for checkpoint selection, spec/evaluation.md)."""
+    """Deal suite of agents/data/suites (``dev`` is for checkpoint selection, docs/evaluation.md)."""
     opponents: tuple[str, ...] = ("random", "rules")
     """Baseline agents (agents.registry names) to evaluate against (greedy policy)."""
     seed: int = 12345
