@@ -1,0 +1,77 @@
+"""Pick the best kept policy of a training run on dev boards, and optionally ship it.
+
+    python scripts/select_policy.py runs/ppo_bazar --vs rules-medium --boards 300 [--last 6] [--ship]
+
+A run trained with ``keep_checkpoints: true`` keeps ``policy_<update>.pt`` at every
+checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``) against
+``--vs`` on the first ``--boards`` boards of the preset's ``dev`` suite (checkpoint selection
+uses ``dev``; reported numbers use ``test``, docs/evaluation.md), prints a table sorted by the
+mean board score, and with ``--ship`` copies the best one to ``agents/data/ppo_<preset>.pt``
+(what the agent name ``ppo`` loads for that preset).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def candidates(run: Path, last: int) -> list[Path]:
+    """The run's kept policy files, the last ``last`` of them by update, then ``policy.pt``."""
+    kept = sorted(run.glob("policy_*.pt"))[-last:] if last > 0 else []
+    final = run / "policy.pt"
+    return kept + ([final] if final.exists() else [])
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", type=Path, help="a blot-train output directory")
+    ap.add_argument("--vs", default="rules-medium", help="opponent (agents.registry name)")
+    ap.add_argument("--boards", type=int, default=300, help="dev boards per candidate")
+    ap.add_argument("--last", type=int, default=6, help="kept policies to try, the latest ones")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--ship", action="store_true", help="copy the best to agents/data/ppo_<preset>.pt")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    if args.boards < 1 or args.last < 0 or args.workers < 1:
+        ap.error("--boards and --workers must be >= 1 and --last >= 0")
+    if not args.run.is_dir():
+        ap.error(f"{args.run} is not a directory")
+    from agents.arena import run
+    from agents.ppo.agent import read_policy_file, shipped_path
+
+    files = candidates(args.run, args.last)
+    if not files:
+        ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
+    preset = read_policy_file(files[-1])["config"]["preset"]
+    rows = []
+    for f in files:
+        rep = run(str(f), [args.vs], preset=preset, boards=args.boards, split="dev", workers=args.workers,
+                  progress=False)["rows"][0]
+        rows.append({"policy": str(f), "mean": rep["mean_board_score"], "ci95": rep["ci95"],
+                     "board_win_rate": rep["board_win_rate"]})
+        print(f"{f.name:>22}  {rep['mean_board_score']:+.2f} [{rep['ci95'][0]:+.2f}, {rep['ci95'][1]:+.2f}] tp/deal "
+              f"vs {args.vs}", file=sys.stderr, flush=True)
+    best = max(rows, key=lambda r: r["mean"])
+    out = {"preset": preset, "opponent": args.vs, "boards": args.boards, "split": "dev", "rows": rows,
+           "best": best["policy"]}
+    if args.ship:
+        dest = shipped_path(preset)
+        shutil.copyfile(best["policy"], dest)
+        out["shipped"] = str(dest)
+        print(f"shipped {best['policy']} as {dest}", file=sys.stderr)
+    if args.json:
+        print(json.dumps(out, indent=1))
+    else:
+        print(f"best: {best['policy']} ({best['mean']:+.2f} tp/deal vs {args.vs} on {args.boards} dev boards)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
