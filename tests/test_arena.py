@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 
 import numpy as np
 import pytest
@@ -201,10 +202,13 @@ def test_chunks_give_every_worker_boards():
 
 
 class PidRules(RulesAgent):
-    """Rules whose name is the process that plays it: the timing's keys show the workers used."""
+    """Rules whose name is the process that plays it: the timing's keys show the workers used.
+    It waits 5 ms a decision (about 1 s a task), so that a worker slow to start on a loaded
+    machine still finds tasks left."""
 
     def act(self, view, rng):
         self.name = f"rules@{os.getpid()}"
+        time.sleep(0.005)
         return super().act(view, rng)
 
 
@@ -238,6 +242,23 @@ def test_match_outcomes_and_summary_on_synthetic_boards():
     d = m["diagnostics"]
     assert d["candidate"]["contracts"] == 80 and d["candidate"]["made_rate"] == 1.0
     assert d["opponent"]["defeated"] == 0
+
+
+def test_a_passed_out_table_adds_nothing_to_a_match_and_play_goes_on():
+    """The match simulation keeps the game's own rule: a passed-out deal scores nothing and
+    the match goes on with the next board (rules.md 2.1)."""
+    cfg = make_rules("bazar")  # target 151
+    out = passed_out_result()
+    boards = []
+    for i in range(30):
+        played = i % 2 == 0  # boards 0, 2, 4, ... are played at both tables, the others passed out
+        t1 = TableResult(0, _result((30, 10)) if played else out, -1, -1)
+        t2 = TableResult(1, _result((10, 30), seat=1) if played else out, -1, -1)
+        boards.append(BoardResult(i, (t1, t2)))
+    # 6 played deals of 30 reach 151 at board 10; the passed-out boards between add nothing
+    assert match_outcomes(boards, cfg) == [(1, 1), (1, 1)]
+    assert match_outcomes(boards[:10], cfg) == []
+    assert match_outcomes(boards[:11], cfg) == [(1, 1)]
 
 
 def test_contract_breakdown_groups_boards_and_adds_up_to_the_mean():
