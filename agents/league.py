@@ -24,6 +24,13 @@ finite rating. 95% intervals: percentile bootstrap over
 ``bootstrap`` resamples, each pair's boards resampled with replacement (a multinomial draw
 of its wins, ties and losses) and refitted; the anchor's interval is 0 wide.
 
+Beside it, the **score** (:func:`score_ratings`): ``u_i - u_j`` fitted by least squares to
+the pairs' mean board scores per deal (weighted by boards; the anchor at 0), in score-sheet
+units, with the same kind of bootstrap interval; and per pair the duplicate match win rate
+(:func:`agents.arena.match_outcomes`). The two ratings can disagree: an agent that wins
+fewer boards but bigger ones rates lower on board results than on scores, and the match,
+which the game is about, is decided by the points (docs/evaluation.md shows such a case).
+
 Results are pickled records of :mod:`agents.board_pool` (format 2); records of an
 ``eval_long.py`` run of the same (preset, split, seed) count as well, in either orientation
 (a board of ``B`` against ``A`` is the board of ``A`` against ``B`` with its tables swapped,
@@ -35,7 +42,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +51,7 @@ import numpy as np
 from blot_env.rules_config import make_rules
 
 from . import stats
-from .arena import load_suite
+from .arena import BoardResult, load_suite, match_outcomes
 from .board_pool import BoardJob, close_pool, commit, make_pool, open_save, run_tasks, warm_up
 
 ELO = 400.0 / math.log(10.0)
@@ -92,18 +99,31 @@ class Schedule:
 # ---------------------------------------------------------------------------- results per pair
 
 
-def pair_deltas(records: Sequence[dict], a: str, b: str, preset: str, split: str, seed: int) -> dict[int, int]:
-    """Board index -> board score of ``a`` against ``b`` (score-sheet units), from the records
-    of either orientation (a record of ``b`` against ``a`` counts with its delta negated)."""
-    out: dict[int, int] = {}
+def oriented(board: BoardResult) -> BoardResult:
+    """The board of ``B`` against ``A`` seen from ``A``: the tables swapped (``A``'s table 1
+    is the one where it sat in seats 0/2) and each table's candidate side flipped."""
+    t1, t2 = board.tables
+    return replace(board, tables=(replace(t2, side=1 - t2.side), replace(t1, side=1 - t1.side)))
+
+
+def pair_boards(records: Sequence[dict], a: str, b: str, preset: str, split: str,
+                seed: int) -> dict[int, BoardResult]:
+    """Board index -> the board of ``a`` against ``b``, from the records of either orientation
+    (a record of ``b`` against ``a`` counts through :func:`oriented`, its delta negated)."""
+    out: dict[int, BoardResult] = {}
     for r in records:
         if (r["preset"], r["split"], r["seed"]) != (preset, split, seed):
             continue
         if (r["agent"], r["vs"]) == (a, b):
-            out[r["index"]] = r["board"].delta
+            out[r["index"]] = r["board"]
         elif (r["agent"], r["vs"]) == (b, a):
-            out.setdefault(r["index"], -r["board"].delta)
+            out.setdefault(r["index"], oriented(r["board"]))
     return out
+
+
+def pair_deltas(records: Sequence[dict], a: str, b: str, preset: str, split: str, seed: int) -> dict[int, int]:
+    """Board index -> board score of ``a`` against ``b`` (score-sheet units; :func:`pair_boards`)."""
+    return {i: board.delta for i, board in pair_boards(records, a, b, preset, split, seed).items()}
 
 
 def pair_cpu(records: Sequence[dict], a: str, b: str, preset: str, split: str, seed: int, boards: int) -> float:
@@ -253,6 +273,47 @@ def bootstrap_ratings(names: Sequence[str], counts: dict[tuple[int, int], tuple[
     return np.quantile(draws, a, axis=0), np.quantile(draws, 1.0 - a, axis=0)
 
 
+def score_ratings(n: int, pair_deltas_per_deal: dict[tuple[int, int], np.ndarray], anchor: int,
+                  rng: np.random.Generator | None = None, n_boot: int = 1000,
+                  conf: float = 0.95) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """Ratings from the board scores: ``u_i - u_j`` fits the mean board score per deal of
+    ``i`` against ``j`` (least squares weighted by the pair's boards), ``u[anchor] = 0``.
+
+    Args:
+        n: agents.
+        pair_deltas_per_deal: ``(i, j) -> float64[boards]``, ``i``'s board scores per deal
+            (score-sheet units) against ``j``.
+        anchor: the agent at 0.
+        rng, n_boot, conf: with ``rng``, percentile bootstrap intervals (each pair's boards
+            resampled with replacement).
+
+    Returns:
+        ``(u, lo, hi)``, ``float64[N]`` each in score-sheet units per deal (``lo``/``hi`` None
+        without ``rng``).
+    """
+    keys = [k for k, v in pair_deltas_per_deal.items() if len(v)]
+    free = [i for i in range(n) if i != anchor]
+    x = np.zeros((len(keys), n))
+    for r, (i, j) in enumerate(keys):
+        x[r, i], x[r, j] = 1.0, -1.0
+    sw = np.sqrt([len(pair_deltas_per_deal[k]) for k in keys])
+    # u_free = P @ means: the weighted least-squares solution is linear in the pairs' means
+    proj = np.linalg.pinv(x[:, free] * sw[:, None]) * sw[None, :]
+    means = np.array([pair_deltas_per_deal[k].mean() for k in keys])
+    u = np.zeros(n)
+    u[free] = proj @ means
+    if rng is None:
+        return u, None, None
+    boot = np.empty((n_boot, len(keys)))
+    for r, k in enumerate(keys):
+        v = pair_deltas_per_deal[k]
+        boot[:, r] = v[rng.integers(0, v.size, size=(n_boot, v.size))].mean(axis=1)
+    draws = np.zeros((n_boot, n))
+    draws[:, free] = boot @ proj.T
+    a = (1.0 - conf) / 2.0
+    return u, np.quantile(draws, a, axis=0), np.quantile(draws, 1.0 - a, axis=0)
+
+
 def expected_score(ra: float, rb: float) -> float:
     """Board win probability of a rating ``ra`` against ``rb`` (ties one half)."""
     return 1.0 / (1.0 + 10.0 ** ((rb - ra) / 400.0))
@@ -359,40 +420,52 @@ def league_report(names: Sequence[str], records: Sequence[dict], preset: str, sp
     """Ratings and pair results of a league from its records (the boards the schedule counts).
 
     Returns ``{"preset", "split", "seed", "anchor", "schedule", "fit", "agents": [{"name",
-    "rating", "ci95", "boards", "board_win_rate"}, ...] (best first), "pairs": [{"a", "b",
-    "boards", "status", "wins", "ties", "losses", "board_win_rate", "win_rate_ci95",
-    "expected_win_rate", "mean_board_score", "ci95", "cpu_seconds"}, ...], "boards",
-    "cpu_seconds"}``; rates and scores are ``a``'s (score-sheet units per deal).
+    "rating", "ci95", "score", "score_ci95", "boards", "board_win_rate"}, ...] (by rating,
+    best first), "pairs": [{"a", "b", "boards", "status", "wins", "ties", "losses",
+    "board_win_rate", "win_rate_ci95", "expected_win_rate", "mean_board_score", "ci95",
+    "match_win_rate", "match_win_rate_ci95", "matches", "cpu_seconds"}, ...], "boards",
+    "cpu_seconds"}``. ``rating`` is :func:`fit_ratings`'s (Elo scale), ``score``
+    :func:`score_ratings`' (score-sheet units per deal over the anchor); a pair's rates and
+    scores are ``a``'s, its matches those of :func:`agents.arena.match_outcomes`.
     """
     check_league(names, anchor)
     counts: dict[tuple[int, int], tuple[float, float, float]] = {}
+    per_deal: dict[tuple[int, int], np.ndarray] = {}
+    cfg = make_rules(preset)
     pairs = []
     for i, j in pairs_of(names):
         a, b = names[i], names[j]
-        deltas = pair_deltas(records, a, b, preset, split, seed)
-        st = pair_state(deltas, a, b, schedule)
+        boards = pair_boards(records, a, b, preset, split, seed)
+        st = pair_state({k: x.delta for k, x in boards.items()}, a, b, schedule)
         n = st.boards
         if st.status == "playing":  # an unfinished league: every board of the round played so far
-            while n in deltas:
+            while n in boards:
                 n += 1
-        d = np.array([deltas[k] for k in range(n)], dtype=float)
+        d = np.array([boards[k].delta for k in range(n)], dtype=float)
         row: dict[str, Any] = {"a": a, "b": b, "boards": n, "status": st.status,
                                "cpu_seconds": pair_cpu(records, a, b, preset, split, seed, n)}
         if n:
             wins, ties, losses = float((d > 0).sum()), float((d == 0).sum()), float((d < 0).sum())
             counts[(i, j)] = (wins, ties, losses)
+            per_deal[(i, j)] = d / 2.0
             rate = (wins + ties / 2) / n
             m, lo, hi = stats.mean_ci(d / 2.0)
+            matches = match_outcomes([boards[k] for k in range(n)], cfg)
+            mw, mn = sum(x + y for x, y in matches), 2 * len(matches)
             row.update(wins=int(wins), ties=int(ties), losses=int(losses), board_win_rate=rate,
                        win_rate_ci95=list(stats.wilson_interval(wins + ties / 2, n)),
-                       mean_board_score=m, ci95=[lo, hi])
+                       mean_board_score=m, ci95=[lo, hi], matches=mn,
+                       match_win_rate=mw / mn if mn else None,
+                       match_win_rate_ci95=list(stats.wilson_interval(mw, mn)) if mn else [None, None])
         pairs.append(row)
     k = names.index(anchor)
     played = {x for key in counts for x in key}
     out_agents = []
     if len(played) == len(names):
+        rng = np.random.default_rng(seed)
         ratings = fit_ratings(win_matrix(names, counts), k)
-        lo, hi = bootstrap_ratings(names, counts, k, np.random.default_rng(seed), n_boot)
+        lo, hi = bootstrap_ratings(names, counts, k, rng, n_boot)
+        u, ulo, uhi = score_ratings(len(names), per_deal, k, rng, n_boot)
         for p in pairs:
             ia, ib = names.index(p["a"]), names.index(p["b"])
             p["expected_win_rate"] = expected_score(ratings[ia], ratings[ib])
@@ -402,11 +475,13 @@ def league_report(names: Sequence[str], records: Sequence[dict], preset: str, sp
             won = sum(p["board_win_rate"] * p["boards"] if p["a"] == name else (1 - p["board_win_rate"]) * p["boards"]
                       for p in mine)
             out_agents.append({"name": name, "rating": float(ratings[i]), "ci95": [float(lo[i]), float(hi[i])],
+                               "score": float(u[i]), "score_ci95": [float(ulo[i]), float(uhi[i])],
                                "boards": nb, "board_win_rate": won / nb if nb else None})
         out_agents.sort(key=lambda x: -x["rating"])
     return {"preset": preset, "split": split, "seed": seed, "anchor": anchor, "schedule": asdict(schedule),
             "fit": {"model": "bradley-terry on board results (win 1, tie 1/2, loss 0), Elo scale",
-                    "anchor_rating": ANCHOR_RATING, "prior_tied_boards_per_pair": 1.0, "bootstrap": n_boot},
+                    "anchor_rating": ANCHOR_RATING, "prior_tied_boards_per_pair": 1.0, "bootstrap": n_boot,
+                    "score": "least squares on the pairs' mean board scores per deal, anchor 0"},
             "agents": out_agents, "pairs": pairs, "boards": sum(p["boards"] for p in pairs),
             "cpu_seconds": sum(p["cpu_seconds"] for p in pairs)}
 
@@ -417,22 +492,26 @@ def league_report(names: Sequence[str], records: Sequence[dict], preset: str, sp
 def format_league(report: dict[str, Any]) -> str:
     """The ratings table and the pairs table of :func:`league_report` as plain text."""
     sch = report["schedule"]
-    lines = [f"league, preset {report['preset']}, split {report['split']}, seed {report['seed']}: "
-             f"Bradley-Terry on board results (ties one half), Elo scale, {report['anchor']} = 1500, "
-             f"95% bootstrap intervals ({report['fit']['bootstrap']} resamples)",
+    lines = [f"league, preset {report['preset']}, split {report['split']}, seed {report['seed']}: rating = "
+             f"Bradley-Terry on board results (ties one half), Elo scale, {report['anchor']} = 1500; score = fit "
+             f"of the mean board scores per deal, {report['anchor']} = 0; 95% bootstrap intervals "
+             f"({report['fit']['bootstrap']} resamples)",
              f"schedule: rounds of {sch['round_boards']} boards per pair, up to {sch['max_boards']}; a pair stops "
              f"when its board win rate's 95% Wilson interval is outside [{1 - sch['separated']:.2f}, "
              f"{sch['separated']:.2f}]", ""]
     if not report["agents"]:
         lines.append("no ratings yet: some agent has played no board")
     else:
-        lines.append(f"{'rank':<5}{'agent':<22}{'rating':>8}  {'95% CI':<18}{'boards':>8}  {'board win':>9}")
+        lines.append(f"{'rank':<5}{'agent':<22}{'rating':>7}  {'95% CI':<14}{'score':>7}  {'95% CI':<18}"
+                     f"{'boards':>7}  {'board win':>9}")
         for r, a in enumerate(report["agents"], 1):
             lo, hi = a["ci95"]
-            lines.append(f"{r:<5}{a['name']:<22}{a['rating']:>8.0f}  [{lo:>6.0f}, {hi:>6.0f}]   {a['boards']:>8}  "
-                         f"{a['board_win_rate']:>9.3f}")
+            slo, shi = a["score_ci95"]
+            lines.append(f"{r:<5}{a['name']:<22}{a['rating']:>7.0f}  [{lo:>4.0f}, {hi:>4.0f}]   "
+                         f"{a['score']:>+7.2f}  [{slo:+.2f}, {shi:+.2f}]".ljust(78)
+                         + f"{a['boards']:>7}  {a['board_win_rate']:>9.3f}")
     lines += ["", f"{'a':<16}{'b':<16}{'boards':>7}  {'status':<11}{'a wins':>7}  {'95% CI':<16}{'model':>6}  "
-              f"{'a mean/deal':>11}  {'95% CI':<18}{'CPU s':>9}"]
+              f"{'a mean/deal':>11}  {'95% CI':<18}{'a matches':>9}  {'CPU s':>8}"]
     for p in report["pairs"]:
         if not p["boards"]:
             lines.append(f"{p['a']:<16}{p['b']:<16}{0:>7}  {p['status']:<11}")
@@ -440,16 +519,20 @@ def format_league(report: dict[str, Any]) -> str:
         wlo, whi = p["win_rate_ci95"]
         lo, hi = p["ci95"]
         model = p.get("expected_win_rate")
+        mw = p.get("match_win_rate")
         lines.append(f"{p['a']:<16}{p['b']:<16}{p['boards']:>7}  {p['status']:<11}{p['board_win_rate']:>7.3f}  "
                      f"[{wlo:.3f}, {whi:.3f}]  {'-' if model is None else f'{model:.3f}':>6}  "
-                     f"{p['mean_board_score']:>+11.2f}  [{lo:+.2f}, {hi:+.2f}]  {p['cpu_seconds']:>9.1f}")
-    lines.append(f"{report['boards']} boards, {report['cpu_seconds']:.0f} CPU seconds"
+                     f"{p['mean_board_score']:>+11.2f}  [{lo:+.2f}, {hi:+.2f}]".ljust(98)
+                     + f"{'-' if mw is None else f'{mw:.3f}':>9}  {p['cpu_seconds']:>8.1f}")
+    lines.append(f"{report['boards']} boards, {report['cpu_seconds']:.0f} CPU seconds; 'model' is the board win "
+                 f"rate the ratings predict, 'a matches' a's duplicate match win rate to the target"
                  + (f"; stopped early ({report['stopped']}): rerun to resume" if report.get("stopped") else ""))
     return "\n".join(lines)
 
 
 def plot_league(report: dict[str, Any], path: str | Path) -> None:
-    """The ratings with their 95% intervals, best at the top, as a PNG at ``path``.
+    """The ratings (left: Elo scale, from board results; right: from board scores, per deal)
+    with their 95% intervals, best at the top, as a PNG at ``path``.
 
     Raises:
         ImportError: matplotlib is not installed (the ``train`` extra has it).
@@ -462,19 +545,25 @@ def plot_league(report: dict[str, Any], path: str | Path) -> None:
     import matplotlib.pyplot as plt
 
     agents = report["agents"][::-1]
-    r = np.array([a["rating"] for a in agents])
-    lo = np.array([a["ci95"][0] for a in agents])
-    hi = np.array([a["ci95"][1] for a in agents])
-    fig, ax = plt.subplots(figsize=(6.4, 1.0 + 0.45 * len(agents)), layout="constrained")
+    fig, axes = plt.subplots(1, 2, figsize=(9.6, 1.2 + 0.45 * len(agents)), layout="constrained", sharey=True)
     y = np.arange(len(agents))
-    ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="tab:blue", capsize=4)
-    for yi, ri in zip(y, r):
-        ax.annotate(f"{ri:.0f}", (ri, yi), textcoords="offset points", xytext=(0, 6), ha="center", fontsize=8)
-    ax.axvline(ANCHOR_RATING, color="grey", linewidth=0.8, linestyle=":")
-    ax.set_yticks(y, [a["name"] for a in agents])
-    ax.set_ylim(-0.6, len(agents) - 0.4)
-    ax.set_xlabel(f"rating (Elo scale, {report['anchor']} = 1500; 95% bootstrap interval)")
-    ax.set_title(f"league on {report['preset']} ({report['split']} suite): {report['boards']} boards",
+    panels = (("rating", "ci95", ANCHOR_RATING, "{:.0f}",
+               f"rating (Elo scale, {report['anchor']} = 1500)\nfrom board results, ties one half"),
+              ("score", "score_ci95", 0.0, "{:+.1f}",
+               f"score ({report['anchor']} = 0)\nfrom board scores, per deal"))
+    for ax, (key, ci, ref, fmt, label) in zip(axes, panels):
+        r = np.array([a[key] for a in agents])
+        lo = np.array([a[ci][0] for a in agents])
+        hi = np.array([a[ci][1] for a in agents])
+        ax.errorbar(r, y, xerr=[r - lo, hi - r], fmt="o", color="tab:blue", capsize=4)
+        for yi, ri in zip(y, r):
+            ax.annotate(fmt.format(ri), (ri, yi), textcoords="offset points", xytext=(0, 6), ha="center",
+                        fontsize=8)
+        ax.axvline(ref, color="grey", linewidth=0.8, linestyle=":")
+        ax.set_xlabel(label + ", 95% bootstrap interval", fontsize=9)
+    axes[0].set_yticks(y, [a["name"] for a in agents])
+    axes[0].set_ylim(-0.6, len(agents) - 0.4)
+    fig.suptitle(f"league on {report['preset']} ({report['split']} suite): {report['boards']} boards",
                  fontsize=10)
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -488,14 +577,18 @@ __all__ = [
     "bootstrap_ratings",
     "check_league",
     "expected_score",
+    "fit_batch",
     "fit_ratings",
     "format_league",
     "league_report",
+    "oriented",
     "outcomes",
+    "pair_boards",
     "pair_deltas",
     "pair_state",
     "pairs_of",
     "play_league",
     "plot_league",
+    "score_ratings",
     "win_matrix",
 ]

@@ -19,9 +19,11 @@ from agents.league import (
     expected_score,
     fit_ratings,
     format_league,
+    oriented,
     pair_deltas,
     pair_state,
     play_league,
+    score_ratings,
     win_matrix,
 )
 
@@ -74,6 +76,24 @@ def test_bootstrap_intervals_cover_the_estimate_and_narrow_with_boards():
     assert widths[1] < widths[0] / 3  # 16 times the boards: about a quarter of the width
 
 
+def test_score_ratings_fit_the_mean_board_scores():
+    """Pair means that agree with scores u give u back; the anchor is 0 and the bootstrap
+    interval covers the fit."""
+    u = np.array([0.0, 3.0, -45.0])
+    rng = np.random.default_rng(1)
+    per_deal = {}
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        noise = rng.normal(0.0, 15.0, size=400)
+        per_deal[(i, j)] = u[i] - u[j] + noise - noise.mean()  # the mean is exactly u_i - u_j
+    got, lo, hi = score_ratings(3, per_deal, anchor=0, rng=np.random.default_rng(2), n_boot=300)
+    assert got == pytest.approx(u, abs=1e-9)
+    assert lo[0] == hi[0] == 0.0 and (lo[1:] < got[1:]).all() and (got[1:] < hi[1:]).all()
+    assert (hi - lo)[1] < 4.0  # about 2 x 1.96 x 15 / sqrt(400 x 2), two pairs informing it
+    per_deal[(1, 2)] = per_deal[(1, 2)] + 6.0  # inconsistent pairs: the weighted least-squares compromise
+    got, _, _ = score_ratings(3, per_deal, anchor=0)
+    assert got[1] - got[2] == pytest.approx(48.0 + 6.0 * 2 / 3)
+
+
 def test_schedule_stops_a_separated_pair_and_plays_a_close_one_to_the_end():
     s = Schedule(round_boards=10, max_boards=30, separated=0.6)
     assert s.round_ends() == [10, 20, 30]
@@ -103,6 +123,10 @@ def test_a_board_of_the_reversed_pair_counts_negated():
     records = [rec("a", "b", 0, 7), rec("b", "a", 1, 4), rec("a", "b", 2, -3, preset="duel"), rec("a", "c", 3, 1)]
     assert pair_deltas(records, "a", "b", "bazar", "test", 0) == {0: 7, 1: -4}
     assert pair_deltas(records, "b", "a", "bazar", "test", 0) == {0: -7, 1: 4}
+    b = records[1]["board"]
+    flipped = oriented(b)
+    assert flipped.tables[0].result == b.tables[1].result and [t.side for t in flipped.tables] == [0, 1]
+    assert oriented(flipped) == b
 
 
 def _league(save, schedule, **kw):
@@ -126,6 +150,8 @@ def test_league_plays_the_schedule_rates_and_resumes(tmp_path):
     assert r["rules"]["rating"] == 1500.0 and r["easy"]["rating"] == pytest.approx(1500.0, abs=1e-6)
     assert r["random"]["ci95"][1] < 1500.0 and first["agents"][-1]["name"] == "random"
     assert first["cpu_seconds"] > 0 and first["boards"] == 40
+    assert r["easy"]["score"] == pytest.approx(0.0, abs=1e-9) and r["random"]["score_ci95"][1] < 0
+    assert pairs[("rules", "easy")]["match_win_rate"] is None or pairs[("rules", "easy")]["match_win_rate"] == 0.5
     n_records = len(load_records([save]))
     # a longer schedule resumes: only the new rounds are played, no board twice
     longer = _league(save, Schedule(10, 40, separated=0.6))
