@@ -3,7 +3,9 @@
 A local Ray instance is started with ``ray start --head --block`` (stopped at the end by a
 SIGTERM to that one process, which drains and stops what it started); ``scripts/eval_long.py``
 and ``blot-eval --league`` then play on it through ``--address`` and must give the boards
-that this machine's process pool gives.
+that this machine's process pool gives. The instance keeps to itself: its own temporary
+folder (so that it leaves no ``/tmp/ray/ray_current_cluster`` behind for other ``ray.init()``
+calls to follow) and its own authentication token, passed to the clients.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -32,14 +37,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+_ENV = dict(os.environ, RAY_USAGE_STATS_ENABLED="0", RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32))
+"""The environment of the instance and of its clients."""
+
+
 @pytest.fixture(scope="module")
-def ray_address(tmp_path_factory):
-    log = tmp_path_factory.mktemp("ray") / "start.log"
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+def ray_address():
+    # a short folder: Ray puts its sockets there, and a socket path has at most 107 characters
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    log = Path(temp) / "start.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([str(RAY), "start", "--head", f"--port={_free_port()}", "--num-cpus=2",
-                                 "--include-dashboard=false", "--block"], stdout=out, stderr=subprocess.STDOUT,
-                                env=env, start_new_session=True)
+                                 "--include-dashboard=false", f"--temp-dir={temp}", "--block"], stdout=out,
+                                stderr=subprocess.STDOUT, env=_ENV, start_new_session=True)
     try:
         t0 = time.monotonic()
         address = None
@@ -57,11 +67,11 @@ def ray_address(tmp_path_factory):
             except subprocess.TimeoutExpired:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        shutil.rmtree(temp, ignore_errors=True)
 
 
 def _run(args: list[str]) -> str:
-    p = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600,
-                       env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"))
+    p = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, env=_ENV)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
     return p.stdout
 
