@@ -1,4 +1,4 @@
-"""Duplicate evaluation (spec/evaluation.md): boards from frozen deal suites, each played twice
+"""Duplicate evaluation (docs/evaluation.md): boards from frozen deal suites, each played twice
 with the sides swapped, and the metrics reported together.
 
 A **board** is one deal (dealer, hands, stock) played at two tables. 4 players: the
@@ -10,30 +10,33 @@ four seats. The board score of the candidate is
 ``delta = (A - B at table 1) + (A - B at table 2)`` in score-sheet units (table points for
 the Armenian presets, raw points for belote), A being the candidate's side.
 
-* A board passed out at either table is re-dealt as a whole pair: attempt ``r`` deals a
-  fresh random deal (same dealer) from a generator keyed by the board's cards, its index
-  and ``r`` (:func:`redeal`), so every run sees the same redeals.
-* Each seat's agent gets its own generator keyed by ``(seed, board, attempt, seat)``; the
-  key is the same at both tables, so a stochastic agent playing itself gives delta 0 too.
+* A table whose auction is passed out scores 0 for both sides (``blot_env.scoring``'s
+  passed-out result); the board is **not** re-dealt, as a passed-out board scores in
+  duplicate bridge. So passing cannot throw away the boards one would lose: a side that
+  passes where the other table bids and makes gives that score away.
+* Each seat's agent gets its own generator keyed by ``(seed, board, seat)``; the key is the
+  same at both tables, so a stochastic agent playing itself gives delta 0 too.
 * Every agent's ``reset()`` is called before each table.
 
 Metrics (:func:`summarize`): mean board score per deal (``delta / 2``) with a 95% t
 interval, board win rate (ties count one half) with a Wilson interval, duplicate match
 win rate to the preset's target with a Wilson interval, and diagnostics (contracts made
 as bidder, defeats as defender, contras and their precision, kaput attempts, mean
-contract level). The matches replay the tables in board order: match 1 strings the
-table-1 results of consecutive boards (the suite's dealers rotate with the board index,
-as a match's deal does), match 2 the table-2 results of the same boards, and the next
-pair starts after the longer of the two ends; deals are scored by ``blot_env.match``.
-Agents do not see the match score, so this equals playing the matches.
+contract level, passed-out tables). The matches replay the tables in board order: match 1
+strings the table-1 results of consecutive boards (the suite's dealers rotate with the
+board index, as a match's deal does), match 2 the table-2 results of the same boards, and
+the next pair starts after the longer of the two ends; deals are scored by
+``blot_env.match``, whose own rule holds for a passed-out table: it adds nothing to the
+totals and the match goes on with the next board (rules.md 2.1). Agents do not see the
+match score, so this equals playing the matches.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
-import zlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -44,9 +47,8 @@ import numpy as np
 
 from blot_env.actions import layout_for
 from blot_env.cards import parse_cards
-from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal, new_deal
+from blot_env.engine import apply_action, current_seat, deal_result, is_terminal, new_deal
 from blot_env.match import after_deal, new_match
-from blot_env.record import deal_fields
 from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.scoring import DealResult
 from blot_env.state import Phase, State
@@ -57,10 +59,7 @@ from .base import Agent, reset_agent
 
 SUITE_DIR = Path(__file__).resolve().parent / "data" / "suites"
 SPLITS = {"dev": 2000, "test": 10000}
-"""Deal-suite splits and their sizes (spec/evaluation.md "Deal suites are frozen files")."""
-MAX_ATTEMPTS = 50
-"""Deals tried per board before a board that keeps being passed out scores 0."""
-_REDEAL_TAG = 0x5EDEA1
+"""Deal-suite splits and their sizes (docs/evaluation.md "Deal suites are frozen files")."""
 
 
 # ---------------------------------------------------------------------------- suites
@@ -112,16 +111,6 @@ def deal_state(cfg: RulesConfig, deal: dict) -> State:
     return new_deal(cfg, int(deal["dealer"]), masks, stock_ids)
 
 
-def redeal(cfg: RulesConfig, deal: dict, index: int, attempt: int) -> dict:
-    """The deal that replaces a passed-out board at ``attempt`` (1, 2, ...); same dealer.
-
-    Deterministic: the generator is keyed by the board's cards, ``index`` and ``attempt``.
-    """
-    key = zlib.crc32(json.dumps(deal, sort_keys=True).encode("utf-8"))
-    rng = np.random.default_rng(np.random.SeedSequence([_REDEAL_TAG, key, index, attempt]))
-    return deal_fields(deal_random(cfg, rng, int(deal["dealer"])))
-
-
 # ---------------------------------------------------------------------------- tables
 
 
@@ -168,18 +157,23 @@ class TableResult:
 
 @dataclass(frozen=True)
 class BoardResult:
-    """A board: its index, the deals tried, and the two tables of the deal that counted."""
+    """A board: its index and its two tables (table 1, then table 2)."""
 
     index: int
-    attempts: int
     tables: tuple[TableResult, ...]
-    """Empty if every attempt was passed out (then ``delta`` is 0)."""
     deal: dict | None = None
-    """The deal both tables played (the suite's, or the redeal of the last attempt)."""
+    """The suite deal both tables played."""
 
     @property
     def delta(self) -> int:
+        """The candidate's board score: the sum of its side's difference at both tables
+        (score-sheet units; a passed-out table adds 0)."""
         return sum(t.diff for t in self.tables)
+
+    @property
+    def passed_out(self) -> int:
+        """Tables of the board whose auction was passed out (0, 1 or 2)."""
+        return sum(t.passed_out for t in self.tables)
 
 
 def play_table(state: State, agents: Sequence[Agent], rngs: Sequence[np.random.Generator],
@@ -225,29 +219,27 @@ def seatings(n: int, index: int, mixed: bool) -> tuple[tuple[tuple[bool, ...], i
 
 def play_board(cfg: RulesConfig, deal: dict, index: int, candidate: Agent, opponent: Agent, seed: int = 0,
                mixed: bool = False, timing: Timing | None = None) -> BoardResult:
-    """Play board ``index`` (a suite deal) at both tables, re-dealing passed-out pairs."""
+    """Play board ``index`` (a suite deal) at both tables (module docstring, :func:`seatings`).
+
+    A table passed out scores 0 for both sides; the board is not re-dealt. Seat ``s`` acts
+    with a generator keyed by ``(seed, index, s)`` at both tables.
+
+    Raises:
+        ValueError: ``mixed`` with a 2-player preset, or a deal that is not one of ``cfg``.
+        IllegalActionError: an agent returned an illegal action.
+    """
     n = cfg.num_players
     if mixed and n != 4:
-        raise ValueError("mixed partnerships need a 4-player preset")
-    tables_spec = seatings(n, index, mixed)
-    current = deal
-    for attempt in range(MAX_ATTEMPTS):
-        if attempt:
-            current = redeal(cfg, deal, index, attempt)
-        tables = []
-        for is_cand, side in tables_spec:
-            agents = [candidate if c else opponent for c in is_cand]
-            for ag in {id(a): a for a in agents}.values():
-                reset_agent(ag)
-            rngs = [np.random.default_rng(np.random.SeedSequence([seed, index, attempt, s])) for s in range(n)]
-            final, contra, recontra = play_table(deal_state(cfg, current), agents, rngs, timing)
-            res = deal_result(final)
-            tables.append(TableResult(side, res, contra, recontra))
-            if res.contract is None:
-                break
-        if len(tables) == 2 and not any(t.passed_out for t in tables):
-            return BoardResult(index, attempt + 1, tuple(tables), current)
-    return BoardResult(index, MAX_ATTEMPTS, (), None)
+        raise ValueError(f"mixed partnerships need a 4-player preset; {cfg.preset!r} has {n} players")
+    tables = []
+    for is_cand, side in seatings(n, index, mixed):
+        agents = [candidate if c else opponent for c in is_cand]
+        for ag in {id(a): a for a in agents}.values():
+            reset_agent(ag)
+        rngs = [np.random.default_rng(np.random.SeedSequence([seed, index, s])) for s in range(n)]
+        final, contra, recontra = play_table(deal_state(cfg, deal), agents, rngs, timing)
+        tables.append(TableResult(side, deal_result(final), contra, recontra))
+    return BoardResult(index, tuple(tables), deal)
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -304,9 +296,27 @@ class Evaluation:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
+def chunk_size(boards: int, workers: int) -> int:
+    """Boards per task of :func:`evaluate`: ``ceil(boards / (2 workers))``, at most 25, so that
+    every worker gets boards (20 boards on 2 workers: 4 tasks of 5) and a slow task does not
+    leave the others idle for long."""
+    return max(1, min(25, math.ceil(boards / (2 * max(1, workers)))))
+
+
+def check_workers(workers: object) -> int:
+    """``workers`` as a process count.
+
+    Raises:
+        ValueError: not a positive integer (the message names the value).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive number of processes, got {workers!r}")
+    return workers
+
+
 def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, deals: Sequence[dict],
              seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
-             chunk: int = 25, start_index: int = 0) -> Evaluation:
+             chunk: int | None = None, start_index: int = 0) -> Evaluation:
     """Duplicate evaluation of ``candidate`` against ``opponent`` over ``deals``.
 
     Args:
@@ -314,26 +324,32 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
             required with ``workers > 1`` unless the agents pickle).
         cfg: the rules (or a preset id) the suite was dealt for.
         deals: suite deals (``load_suite``); board ``i`` is ``deals[i]`` with index
-            ``start_index + i`` (the index keys the seeds and the redeals).
+            ``start_index + i`` (the index keys the agents' generators).
         seed: base seed of the agents' generators.
         mixed: mixed-partnership mode (4 players).
-        workers: processes; boards are split into chunks of ``chunk``.
+        workers: processes (1: this process).
         progress: a tqdm bar on stderr.
+        chunk: boards per task with ``workers > 1`` (default :func:`chunk_size`).
 
     Returns:
         An :class:`Evaluation` with ``metrics`` filled by :func:`summarize`.
+
+    Raises:
+        ValueError: ``workers`` or ``chunk`` is not a positive integer, or ``mixed`` with a
+            2-player preset.
     """
     if isinstance(cfg, str):
         cfg = make_rules(cfg)
+    check_workers(workers)
     if mixed and cfg.num_players != 4:
         raise ValueError(f"--mixed needs a 4-player preset; {cfg.preset!r} has {cfg.num_players} players")
+    if chunk is None:
+        chunk = chunk_size(len(deals), workers)
+    elif isinstance(chunk, bool) or not isinstance(chunk, int) or chunk < 1:
+        raise ValueError(f"chunk must be a positive number of boards, got {chunk!r}")
     cname = candidate if isinstance(candidate, str) else candidate.name
     oname = opponent if isinstance(opponent, str) else opponent.name
     same = opponent is candidate
-    jobs = []
-    for i in range(0, len(deals), chunk):
-        jobs.append((cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,
-                     seed, mixed))
     bar = None
     if progress:
         from tqdm import tqdm
@@ -342,24 +358,27 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
     t0 = time.perf_counter()
     results: list[BoardResult] = []
     timing = Timing()
-    if workers <= 1:
-        for job in jobs:
-            b, t = _run_chunk(job)
-            results.extend(b)
-            timing.merge(t)
+    if workers == 1:
+        cand = _resolve(candidate, cfg)
+        opp = cand if same else _resolve(opponent, cfg)
+        for i, d in enumerate(deals):
+            results.append(play_board(cfg, d, start_index + i, cand, opp, seed, mixed, timing))
             if bar is not None:
-                bar.update(len(b))
+                bar.update(1)
+        names = (cand.name, opp.name)
     else:
+        jobs = [(cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,
+                 seed, mixed) for i in range(0, len(deals), chunk)]
         with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as ex:
             for b, t in ex.map(_run_chunk, jobs):
                 results.extend(b)
                 timing.merge(t)
                 if bar is not None:
                     bar.update(len(b))
+        names = (_agent_name(candidate, cfg), _agent_name(opponent, cfg))
     if bar is not None:
         bar.close()
-    ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0,
-                    agent_names=(_agent_name(candidate, cfg), _agent_name(opponent, cfg)))
+    ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0, agent_names=names)
     ev.metrics = summarize(results, cfg)
     return ev
 
@@ -371,7 +390,9 @@ def match_outcomes(boards: Sequence[BoardResult], cfg: RulesConfig) -> list[tupl
     """Duplicate matches over consecutive boards: per pair, (candidate won match 1, match 2) as 0/1.
 
     Match ``t`` (t = 1, 2) plays the table-``t`` deals of boards ``i0, i0+1, ...`` to the
-    target with :mod:`blot_env.match`; a pair whose matches run out of boards is dropped.
+    target with :mod:`blot_env.match`; a passed-out table adds nothing to the totals and the
+    match goes on with the next board (the game's own rule, rules.md 2.1). A pair whose
+    matches run out of boards is dropped.
     """
     out = []
     i0 = 0
@@ -381,12 +402,9 @@ def match_outcomes(boards: Sequence[BoardResult], cfg: RulesConfig) -> list[tupl
         for t in (0, 1):
             m = new_match(cfg, 0)
             i = i0
-            side = -1
+            side = boards[i0].tables[t].side
             while i < nb and not m.over:
-                b = boards[i]
-                if b.tables:
-                    side = b.tables[t].side
-                    m = after_deal(m, b.tables[t].result)
+                m = after_deal(m, boards[i].tables[t].result)
                 i += 1
             if not m.over:
                 return out
@@ -397,31 +415,46 @@ def match_outcomes(boards: Sequence[BoardResult], cfg: RulesConfig) -> list[tupl
     return out
 
 
+_LEVELLED = ("num", "kaput", "kaput_plus")
+"""Contract kinds with a bid value; the 2-player trump choices (``take``, ``name``) have none."""
+
+
 def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
-    """Counts per side (``candidate`` / ``opponent``): contracts and how many were made,
-    defences and how many defeated the contract, contras/recontras said and how many were
-    right, kaput contracts and successes, mean contract value; plus redeals and void boards."""
+    """What the results are made of (not strength).
+
+    Returns ``{"candidate": {...}, "opponent": {...}, "passed_out_tables",
+    "boards_passed_out_one", "boards_passed_out_both"}``. Per side: ``tables`` played,
+    ``contracts`` held and ``made`` (``made_rate``), contracts ``defended`` and ``defeated``
+    (``defeat_rate``), ``contras``/``recontras`` said and how many were right, ``kaputs``
+    and ``kaputs_made``, and ``mean_level``, the mean bid value of its contracts in
+    score-sheet units (None when it held none with a bid value, e.g. always in the 2-player
+    presets, whose trump choices have no level). A passed-out table counts in ``tables``
+    only. The last three count the passed-out tables, and the boards passed out at exactly
+    one table and at both (those score 0).
+    """
     n = cfg.num_players
     keys = ("tables", "contracts", "made", "defended", "defeated", "contras", "contras_right", "recontras",
-            "recontras_right", "kaputs", "kaputs_made", "level_sum")
+            "recontras_right", "kaputs", "kaputs_made")
     d = {w: dict.fromkeys(keys, 0) for w in ("candidate", "opponent")}
-    redeals = void = 0
+    levels: dict[str, list[int]] = {"candidate": [], "opponent": []}
+    one = both = 0
     for b in boards:
-        redeals += b.attempts - 1
-        if not b.tables:
-            void += 1
-            continue
+        one += b.passed_out == 1
+        both += b.passed_out == 2
         for t in b.tables:
             r = t.result
             c = r.contract
             for who, side in (("candidate", t.side), ("opponent", 1 - t.side)):
                 x = d[who]
                 x["tables"] += 1
+                if c is None:
+                    continue
                 mine = c.seat % 2 == side if n == 4 else c.seat == side
                 if mine:
                     x["contracts"] += 1
                     x["made"] += int(bool(r.made))
-                    x["level_sum"] += c.value
+                    if c.kind in _LEVELLED:
+                        levels[who].append(c.value)
                     if c.is_kaput:
                         x["kaputs"] += 1
                         x["kaputs_made"] += int(bool(r.made))
@@ -434,22 +467,20 @@ def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, An
                 if t.recontra_seat >= 0 and t.recontra_seat % 2 == side:
                     x["recontras"] += 1
                     x["recontras_right"] += int(bool(r.made))
-    for x in d.values():
+    for who, x in d.items():
         x["made_rate"] = x["made"] / x["contracts"] if x["contracts"] else None
         x["defeat_rate"] = x["defeated"] / x["defended"] if x["defended"] else None
-        x["mean_level"] = x.pop("level_sum") / x["contracts"] if x["contracts"] else None
-    return {**d, "redeals": redeals, "void_boards": void}
+        x["mean_level"] = float(np.mean(levels[who])) if levels[who] else None
+    return {**d, "passed_out_tables": one + 2 * both, "boards_passed_out_one": one, "boards_passed_out_both": both}
 
 
-CONTRACT_GROUPS = ("same_contract", "same_side_strain", "different", "void")
+CONTRACT_GROUPS = ("same_contract", "same_side_strain", "different", "passed_out_one", "passed_out_both")
 
 
 def _contract_group(b: BoardResult) -> str:
-    if not b.tables:
-        return "void"
+    if b.passed_out:
+        return "passed_out_both" if b.passed_out == 2 else "passed_out_one"
     cs = [t.result.contract for t in b.tables]
-    if any(c is None for c in cs):  # not from play_board, which redeals a pair passed out at one table
-        return "different"
     # the play and the score depend on the declaring side, not on which partner declared,
     # except kaput+N, which counts the declarer's own combinations (rules.md 2.9)
     k = [(c.seat % 2, c.strain, c.value, c.kind, c.plus, c.double, c.seat if c.kind == "kaput_plus" else -1)
@@ -461,7 +492,7 @@ def _contract_group(b: BoardResult) -> str:
 
 def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any]]:
     """Where a duplicate result comes from: the boards grouped by how the final contracts of
-    their two tables compare (spec/evaluation.md, duplicate boards).
+    their two tables compare (docs/evaluation.md, "Metrics").
 
     The same seat holds the same cards at both tables, so a contract is compared as
     (declaring side, strain, level, kind, kaput extra, contra level), with the declarer's
@@ -472,12 +503,12 @@ def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any
     * ``same_side_strain``: the same side declared the same strain, at another level, kind
       (kaput) or contra level;
     * ``different``: the other side declared, or another strain;
-    * ``void``: every attempt passed out (at either table: a pair is redealt as soon as one
-      table passes out), a delta of 0.
+    * ``passed_out_one``: one table was passed out (it scores 0), the other was played;
+    * ``passed_out_both``: both tables were passed out, a delta of 0.
 
     Returns, per group: ``boards`` (count), ``share`` (of all boards), ``mean`` and ``ci95``
     (per deal, score-sheet units, within the group; None when empty) and ``contribution``
-    (the group's sum per deal divided by all boards: the four contributions add up to
+    (the group's sum per deal divided by all boards: the contributions add up to
     ``mean_board_score``).
     """
     total = len(boards)
@@ -497,7 +528,7 @@ def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any
 
 
 def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
-    """The metrics of spec/evaluation.md over ``boards`` (score-sheet units per deal), with
+    """The metrics of docs/evaluation.md over ``boards`` (score-sheet units per deal), with
     :func:`diagnostics` and :func:`contract_breakdown` (``by_contract``)."""
     deltas = np.array([b.delta for b in boards], dtype=float)
     per_deal = deltas / 2.0
@@ -559,6 +590,8 @@ __all__ = [
     "BoardResult",
     "Evaluation",
     "TableResult",
+    "check_workers",
+    "chunk_size",
     "contract_breakdown",
     "deal_state",
     "diagnostics",
@@ -567,7 +600,6 @@ __all__ = [
     "match_outcomes",
     "play_board",
     "play_table",
-    "redeal",
     "run",
     "seatings",
     "suite_path",

@@ -1,13 +1,14 @@
-"""``blot-eval``: duplicate evaluation from the command line (spec/evaluation.md).
+"""``blot-eval``: duplicate evaluation from the command line (docs/evaluation.md).
 
 Examples::
 
     blot-eval --agent rules --vs random --preset bazar --boards 2000 --workers 2
     blot-eval --agent rules-medium --vs rules,random --boards 500 --json
     blot-eval --agent runs/ppo/best.pt --vs rules-medium --split dev --mixed --plot cmp.png
+    blot-eval --league random,rules,rules-medium,ppo --save runs/league.pkl --plot league.png
 
 Prints one table row per opponent (``--json``: one JSON object instead); a progress bar
-goes to stderr.
+goes to stderr. ``--league`` plays a round robin and rates the agents (:mod:`agents.league`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,34 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import textwrap
 from typing import Any
 
 from blot_env.rules_config import PRESETS
 
 from .arena import SPLITS, run
 from .registry import known_agents
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1 (a clear message otherwise)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if v < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+    return v
+
+
+def _fraction(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in (0.5, 1), got {text!r}") from None
+    if not 0.5 < v < 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in (0.5, 1), got {v}")
+    return v
 
 
 def _fmt(x: Any, nd: int = 2) -> str:
@@ -58,13 +81,17 @@ def format_table(report: dict) -> str:
         for who in ("candidate", "opponent"):
             x = d[who]
             name = r["agent"] if who == "candidate" else r["opponent"]
+            # the 2-player trump choices have no level: no "mean level" for them
+            level = "" if x["mean_level"] is None else f", mean level {x['mean_level']:.2f}"
             lines.append(
                 f"  {name:>14} ({who}) vs {r['opponent'] if who == 'candidate' else r['agent']}: "
                 f"contracts {x['contracts']}/{x['tables']} made {_rate(x['made_rate'])}, "
                 f"defeated {_rate(x['defeat_rate'])} of {x['defended']} defended, "
                 f"contras {x['contras']} ({x['contras_right']} right), recontras {x['recontras']}, "
-                f"kaputs {x['kaputs']} ({x['kaputs_made']} made), mean level {_lvl(x['mean_level'])}")
-        lines.append(f"  redeals {d['redeals']}, void boards {d['void_boards']}, {r.get('seconds', 0):.1f} s")
+                f"kaputs {x['kaputs']} ({x['kaputs_made']} made){level}")
+        lines.append(f"  passed out: {d['passed_out_tables']} tables ({d['boards_passed_out_one']} boards at one "
+                     f"table, {d['boards_passed_out_both']} at both; a passed-out table scores 0), "
+                     f"{r.get('seconds', 0):.1f} s")
         if r.get("by_contract"):
             lines.append("  " + format_breakdown(r["by_contract"]))
     return "\n".join(lines)
@@ -74,7 +101,8 @@ def format_breakdown(by: dict) -> str:
     """One line of :func:`agents.arena.contract_breakdown`: per group, boards, the mean per
     deal within it and its contribution to the overall mean."""
     names = {"same_contract": "same contract", "same_side_strain": "same side and strain",
-             "different": "different contract", "void": "void"}
+             "different": "different contract", "passed_out_one": "passed out at one table",
+             "passed_out_both": "passed out at both"}
     parts = []
     for g, x in by.items():
         if not x["boards"]:
@@ -93,12 +121,9 @@ def _rate(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def _lvl(x: float | None) -> str:
-    return "-" if x is None else f"{x:.2f}"
-
-
-def plot(report: dict, path: str) -> None:
-    """Bar chart of the mean board score per deal with 95% CI error bars, one bar per opponent."""
+def plot_figure(report: dict) -> Any:
+    """The figure of :func:`plot` (a ``matplotlib.figure.Figure``; constrained layout, so
+    that the title and labels stay inside it)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -108,45 +133,70 @@ def plot(report: dict, path: str) -> None:
     names = [r["opponent"] for r in rows]
     means = [r["mean_board_score"] for r in rows]
     err = [[m - r["ci95"][0] for m, r in zip(means, rows)], [r["ci95"][1] - m for m, r in zip(means, rows)]]
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.4 * len(rows) + 2), 3.6))
+    width = max(5.0, 1.4 * len(rows) + 2)
+    fig, ax = plt.subplots(figsize=(width, 3.8), layout="constrained")
     ax.bar(names, means, yerr=err, capsize=6, color=["tab:green" if m > 0 else "tab:red" for m in means])
     ax.axhline(0, color="black", linewidth=0.8)
     agent = rows[0]["agent"] if rows else "?"
-    ax.set_title(f"{agent} vs opponents, {report['preset']} ({rows[0]['boards'] if rows else 0} boards)")
+    lines = [f"{agent} vs opponents", f"{report['preset']}, {report['split']} suite, "
+             f"{rows[0]['boards'] if rows else 0} boards"]
+    # about 10 characters of 10-point text per inch: wrap what would run past the figure
+    ax.set_title("\n".join(x for line in lines for x in textwrap.wrap(line, int(9 * width))), fontsize=10)
     ax.set_ylabel("mean board score per deal (95% CI)")
     ax.set_xlabel("opponent")
-    fig.tight_layout()
+    return fig
+
+
+def plot(report: dict, path: str) -> None:
+    """Bar chart of the mean board score per deal with 95% CI error bars, one bar per opponent."""
+    import matplotlib.pyplot as plt
+
+    fig = plot_figure(report)
     fig.savefig(path, dpi=120)
     plt.close(fig)
 
 
+LEAGUE_ONLY = ("save", "league_json", "anchor", "round", "separated", "bootstrap", "address", "deadline")
+"""Options that only ``--league`` takes (their defaults are None, to tell them apart)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="blot-eval", description="Duplicate evaluation of blot agents "
-                                 "(spec/evaluation.md).")
-    ap.add_argument("--agent", required=True, help=f"candidate: {', '.join(known_agents())}")
-    ap.add_argument("--vs", default="random,rules", help="comma-separated opponents (default random,rules)")
+                                 "(docs/evaluation.md): one candidate against opponents, or a league.")
+    ap.add_argument("--agent", help=f"candidate: {', '.join(known_agents())}")
+    ap.add_argument("--vs", default=None, help="comma-separated opponents (default random,rules)")
     ap.add_argument("--preset", default="bazar", choices=sorted(PRESETS))
-    ap.add_argument("--boards", type=int, default=2000, help="boards from the start of the suite (default 2000)")
+    ap.add_argument("--boards", type=positive_int, default=2000,
+                    help="boards from the start of the suite (default 2000; --league: the most per pair)")
     ap.add_argument("--split", default="test", choices=sorted(SPLITS),
                     help="deal suite: dev for checkpoint selection, test for reported numbers (default test)")
     ap.add_argument("--mixed", action="store_true", help="mixed partnerships: candidate + baseline vs 2 baselines")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    ap.add_argument("--plot", metavar="FILE.png", help="bar chart of the mean board score per opponent")
-    ap.add_argument("--workers", type=int, default=1, help="processes (default 1)")
+    ap.add_argument("--plot", metavar="FILE.png",
+                    help="bar chart of the mean board score per opponent (--league: the ratings)")
+    ap.add_argument("--workers", type=positive_int, default=None,
+                    help="processes (default 1; --league with --address: the cluster's CPUs)")
     ap.add_argument("--seed", type=int, default=0, help="base seed of the agents' generators (default 0)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    lg = ap.add_argument_group("league (docs/evaluation.md, League)")
+    lg.add_argument("--league", metavar="A,B,...", help="round robin among these agents, rated by Bradley-Terry")
+    lg.add_argument("--save", metavar="FILE.pkl",
+                    help="board records, resumed when run again (default runs/league_PRESET_SPLIT.pkl)")
+    lg.add_argument("--league-json", metavar="FILE.json", help="the report (default: the --save file's .json)")
+    lg.add_argument("--anchor", help="agent pinned at 1500 (default rules)")
+    lg.add_argument("--round", type=positive_int, help="boards per pair and round (default 200)")
+    lg.add_argument("--separated", type=_fraction,
+                    help="stop a pair once its board win rate's 95%% Wilson interval is above this or below "
+                         "1 - this (default 0.9)")
+    lg.add_argument("--bootstrap", type=positive_int, help="bootstrap resamples of the rating intervals (default 1000)")
+    lg.add_argument("--address", help="play on this Ray cluster (auto, HOST:PORT, ray://HOST:PORT; the ray extra)")
+    lg.add_argument("--deadline", type=float, help="stop playing after this many seconds (rerun to resume)")
     return ap
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    opponents = [x.strip() for x in args.vs.split(",") if x.strip()]
-    if not opponents:
-        print("blot-eval: --vs needs at least one opponent", file=sys.stderr)
-        return 2
-    if args.boards < 1:
-        print("blot-eval: --boards must be positive", file=sys.stderr)
-        return 2
+    ap = build_parser()
+    args = ap.parse_args(argv)
     if args.plot:
         from pathlib import Path
 
@@ -154,13 +204,24 @@ def main(argv: list[str] | None = None) -> int:
         if not plot_dir.is_dir():
             print(f"blot-eval: --plot {args.plot}: directory {plot_dir} does not exist", file=sys.stderr)
             return 2
+    if args.league is not None:
+        return _league(ap, args)
+    given = [f"--{k.replace('_', '-')}" for k in LEAGUE_ONLY if getattr(args, k) is not None]
+    if given:
+        ap.error(f"{', '.join(given)} only go with --league")
+    if args.agent is None:
+        ap.error("--agent is required (or --league A,B,...)")
+    opponents = [x.strip() for x in (args.vs or "random,rules").split(",") if x.strip()]
+    if not opponents:
+        print("blot-eval: --vs needs at least one opponent", file=sys.stderr)
+        return 2
     from .registry import UnknownAgentError, make_agent
 
     try:
         for name in [args.agent, *opponents]:
             make_agent(name, args.preset)
         report = run(args.agent, opponents, preset=args.preset, boards=args.boards, split=args.split,
-                     seed=args.seed, mixed=args.mixed, workers=args.workers, progress=not args.no_progress)
+                     seed=args.seed, mixed=args.mixed, workers=args.workers or 1, progress=not args.no_progress)
     except (UnknownAgentError, FileNotFoundError, ValueError, ImportError) as e:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2
@@ -170,6 +231,46 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=None, default=_json_default))
     else:
         print(format_table(report))
+    return 0
+
+
+def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .board_pool import SaveFormatError
+    from .league import Schedule, check_league, format_league, play_league, plot_league
+    from .registry import UnknownAgentError, make_agent
+
+    if args.agent is not None or args.vs is not None or args.mixed:
+        ap.error("--league takes no --agent, --vs or --mixed (every agent plays every other)")
+    names = [x.strip() for x in args.league.split(",") if x.strip()]
+    anchor = args.anchor or "rules"
+    save = Path(args.save or f"runs/league_{args.preset}_{args.split}.pkl")
+    out_json = Path(args.league_json) if args.league_json else save.with_suffix(".json")
+    try:
+        check_league(names, anchor)
+        round_boards = args.round or 200
+        schedule = Schedule(round_boards=min(round_boards, args.boards), max_boards=args.boards,
+                            separated=args.separated or 0.9)
+        for name in names:
+            make_agent(name, args.preset)
+        report = play_league(names, save, preset=args.preset, split=args.split, seed=args.seed, schedule=schedule,
+                             workers=args.workers if args.workers or args.address else 1, address=args.address,
+                             deadline=args.deadline, progress=not args.no_progress, anchor=anchor,
+                             n_boot=args.bootstrap or 1000)
+    except (UnknownAgentError, FileNotFoundError, ValueError, ImportError, ConnectionError, SaveFormatError) as e:
+        print(f"blot-eval: {e}", file=sys.stderr)
+        return 2
+    report["save"] = str(save)
+    out_json.parent.mkdir(parents=True, exist_ok=True)
+    out_json.write_text(json.dumps(report, indent=1, default=_json_default), encoding="utf-8")
+    if args.plot and report["agents"]:
+        plot_league(report, args.plot)
+    if args.json:
+        print(json.dumps(report, indent=None, default=_json_default))
+    else:
+        print(format_league(report))
+        print(f"boards in {save}; report {out_json}" + (f"; plot {args.plot}" if args.plot else ""))
     return 0
 
 

@@ -101,6 +101,9 @@ def _make_pimc(key: str) -> Agent:
             budget = float(sec)
         except ValueError:
             raise UnknownAgentError(f"bad time budget in {key!r}; expected pimc-K:SECONDS") from None
+        if not 0 < budget < float("inf"):  # nan fails too
+            raise UnknownAgentError(f"time budget {sec!r} in {key!r} is not a positive number of seconds; "
+                                    f"expected pimc-K:SECONDS with SECONDS > 0")
     if spec == "insane":
         return PIMCAgent(k=256, time_budget=budget, weighted=True, name=key)
     if not spec.isdigit() or int(spec) < 1:

@@ -106,3 +106,45 @@ def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path):
     assert len(eval_long.load_records([str(save)])) == n  # nothing left running appends boards
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+
+
+def test_a_file_of_redealt_boards_is_refused_not_mixed(tmp_path, capsys):
+    """Records without a format field come from the version that re-dealt passed-out boards:
+    neither a resumed run nor the summary mixes them with boards scored under the new rule."""
+    save = tmp_path / "old.pkl"
+    _run(save, 1)
+    (rec,) = eval_long.load_records([str(save)])
+    old = {k: v for k, v in rec.items() if k != "format"}
+    save.write_bytes(pickle.dumps(old))
+    for argv in (["--agent", "rules", "--vs", "random", "--boards", "2", "--workers", "1", "--save", str(save)],
+                 ["--summarize", str(save)]):
+        capsys.readouterr()
+        assert eval_long.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "has format 1" in err and "re-dealt" in err and "new file" in err, err
+    assert save.read_bytes() == pickle.dumps(old)  # left as it was
+
+
+def test_records_carry_format_and_cost(tmp_path):
+    save = tmp_path / "r.pkl"
+    _run(save, 2)
+    recs = eval_long.load_records([str(save)])
+    assert all(r["format"] == 2 and r["cpu_seconds"] > 0 for r in recs)
+    (row,) = eval_long.summary(recs)
+    assert row["cpu_seconds"] == pytest.approx(sum(r["cpu_seconds"] for r in recs))
+
+
+@pytest.mark.parametrize("value", ["0", "-3"])
+def test_worker_count_below_one_is_refused(tmp_path, capsys, value):
+    with pytest.raises(SystemExit):
+        eval_long.main(["--agent", "rules", "--vs", "random", "--workers", value, "--save", str(tmp_path / "x.pkl")])
+    assert f"argument --workers: expected a positive integer, got {value}" in capsys.readouterr().err
+
+
+def test_address_without_ray_names_the_extra(tmp_path, capsys):
+    # the main environment has no Ray; the run on Ray is tested in tests_integrations/rllib
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("Ray is installed here")
+    assert eval_long.main(["--agent", "rules", "--vs", "random", "--boards", "1", "--address", "auto",
+                           "--save", str(tmp_path / "x.pkl")]) == 2
+    assert 'pip install "blot-env[ray]"' in capsys.readouterr().err

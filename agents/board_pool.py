@@ -1,0 +1,360 @@
+"""Boards on a pool of processes, on this machine or on a Ray cluster, saved as they finish.
+
+Long duplicate runs (the search agents, a league: docs/evaluation.md) play **one board per
+task** and append each finished board to a save file as it arrives, so that a run stopped by
+a deadline, Ctrl-C or a crash keeps what it played, and a later run with the same file
+plays only the boards it lacks. ``scripts/eval_long.py`` and :mod:`agents.league` run on it.
+
+Pools (:func:`make_pool`):
+
+* local: ``multiprocessing.Pool`` with the ``fork`` start method, ``workers`` processes;
+* Ray: ``ray.util.multiprocessing.Pool`` on the cluster at ``address`` (``"auto"``, a
+  ``host:port`` or ``ray://host:port``), ``workers`` actors (default: the cluster's CPUs).
+  Ray is optional: it is imported only here, and only when an address is given; every node
+  needs blot-env installed (the actors import :mod:`agents` and :mod:`blot_env`).
+
+A task is ``(candidate, opponent, board index)`` with registry names
+(:func:`agents.registry.make_agent`); the suite, rules and seed are the job's
+(:class:`BoardJob`), sent once to each worker. A worker builds each agent once and keeps it.
+
+The save file is a sequence of pickled dicts, one per board (:func:`play_task`):
+``format`` (:data:`RECORD_FORMAT`), ``agent``, ``vs``, ``preset``, ``split``, ``seed``,
+``index`` (the board), ``board`` (:class:`agents.arena.BoardResult`), ``timing``
+(:class:`agents.arena.Timing`), ``names`` (the two agents' ``name``), ``cpu_seconds`` and
+``seconds`` (the worker's CPU and wall time for the board) and ``commit`` (the git commit
+of the code that played it, when known). A record cut short by a kill is dropped on the
+next read and cut off before new records are appended.
+
+Format history: 1 (no ``format`` field) re-dealt a board passed out at either table; 2
+scores a passed-out table 0 and never re-deals, so the two cannot be mixed and a file of
+format-1 records is refused (:class:`SaveFormatError`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from blot_env.rules_config import RulesConfig
+
+from .arena import Timing, play_board
+
+RECORD_FORMAT = 2
+"""Version of the board records (module docstring, "Format history")."""
+
+Task = tuple[str, str, int]
+"""``(candidate name, opponent name, board index)``."""
+
+
+class SaveFormatError(ValueError):
+    """A save file holds records of another format than :data:`RECORD_FORMAT`."""
+
+
+@dataclass(frozen=True)
+class BoardJob:
+    """What every task of a run shares: the rules, the suite's deals, its split and the seed."""
+
+    cfg: RulesConfig
+    deals: Sequence[dict]
+    split: str = "test"
+    seed: int = 0
+    commit: str | None = None
+
+
+# ---------------------------------------------------------------------------- worker side
+
+_JOB: dict[str, Any] = {}
+_AGENTS: dict[str, Any] = {}
+
+
+def _init_worker(job: BoardJob) -> None:
+    """Worker set-up: one torch thread, the job; Ctrl-C is left to the parent, which stops
+    the pool (a local worker that took it would be replaced by a new one)."""
+    with contextlib.suppress(ValueError):  # not the main thread of the worker (some Ray set-ups)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _one_torch_thread()
+    _JOB["job"] = job
+    _AGENTS.clear()
+
+
+def _one_torch_thread() -> None:
+    # a forked child that inherits the parent's OpenMP pool deadlocks on its first parallel
+    # torch op, and many workers on one machine would oversubscribe its cores
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
+
+
+def _agent(name: str, cfg: RulesConfig) -> Any:
+    if name not in _AGENTS:
+        from .registry import make_agent
+
+        _AGENTS[name] = make_agent(name, cfg)
+        _one_torch_thread()
+    return _AGENTS[name]
+
+
+def play_task(task: Task) -> dict[str, Any]:
+    """Play board ``index`` of the job's suite (a worker set up by :func:`make_pool`).
+
+    Returns the board's record (module docstring). Raises what
+    :func:`agents.arena.play_board` raises.
+    """
+    job: BoardJob = _JOB["job"]
+    agent, vs, index = task
+    cfg = job.cfg
+    c0, t0 = time.process_time(), time.perf_counter()
+    cand = _agent(agent, cfg)
+    opp = cand if vs == agent else _agent(vs, cfg)
+    timing = Timing()
+    board = play_board(cfg, job.deals[index], index, cand, opp, job.seed, False, timing)
+    return {"format": RECORD_FORMAT, "agent": agent, "vs": vs, "preset": cfg.preset, "split": job.split,
+            "seed": job.seed, "index": index, "board": board, "timing": timing, "names": (cand.name, opp.name),
+            "cpu_seconds": time.process_time() - c0, "seconds": time.perf_counter() - t0, "commit": job.commit}
+
+
+# ---------------------------------------------------------------------------- pools
+
+
+def ray_pool_class() -> type:
+    """``ray.util.multiprocessing.Pool``.
+
+    Raises:
+        ImportError: Ray is not installed (the message names the extra that installs it).
+    """
+    try:
+        from ray.util.multiprocessing import Pool
+    except ImportError as e:
+        raise ImportError(f"--address needs Ray, which is not installed ({e}); install the ray extra: "
+                          f"pip install \"blot-env[ray]\" (in a clone: pip install -e \".[ray]\"; the rllib "
+                          f"extra includes it)") from e
+    return Pool
+
+
+def make_pool(job: BoardJob, workers: int | None, address: str | None = None) -> Any:
+    """A pool whose workers play :func:`play_task` for ``job``.
+
+    Args:
+        job: the run's rules, deals, split and seed.
+        workers: processes (local) or actors (Ray; None: one per CPU of the cluster).
+        address: None for this machine, else the address of a running Ray cluster.
+
+    Returns:
+        A ``multiprocessing.pool.Pool`` or a ``ray.util.multiprocessing.Pool``; both offer
+        ``imap_unordered``, ``terminate`` and ``join``.
+
+    Raises:
+        ValueError: ``workers`` is not a positive integer (None is allowed with Ray).
+        ImportError: an address without Ray installed.
+    """
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be a positive number of processes, got {workers!r}")
+    if address is None:
+        return mp.get_context("fork").Pool(workers or os.cpu_count() or 1, initializer=_init_worker,
+                                           initargs=(job,))
+    pool_class = ray_pool_class()
+    return pool_class(processes=workers, initializer=_init_worker, initargs=(job,), ray_address=address)
+
+
+@dataclass
+class RunStop:
+    """How :func:`run_tasks` ended: records saved, and whether a deadline or Ctrl-C stopped it."""
+
+    finished: int = 0
+    deadline: bool = False
+    interrupted: bool = False
+    records: list[dict] = field(default_factory=list)
+
+    @property
+    def stopped(self) -> bool:
+        return self.deadline or self.interrupted
+
+
+def run_tasks(pool: Any, tasks: Iterable[Task], out: BinaryIO, deadline_at: float | None = None,
+              on_record: Callable[[dict], None] | None = None) -> RunStop:
+    """Play ``tasks`` on ``pool``, appending each record to ``out`` as it arrives.
+
+    Stops at ``deadline_at`` (a ``time.perf_counter()`` value) or on Ctrl-C, keeping the
+    boards that finished meanwhile; the boards still in flight are lost, and the caller
+    terminates the pool. ``on_record`` is called after each save (a progress bar).
+    """
+    stop = RunStop()
+    sigint: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
+
+    def keep(rec: dict) -> None:
+        append_record(out, rec)
+        stop.finished += 1
+        stop.records.append(rec)
+        if on_record is not None:
+            on_record(rec)
+
+    try:
+        it = pool.imap_unordered(play_task, list(tasks), chunksize=1)
+        while not sigint:
+            left = None if deadline_at is None else deadline_at - time.perf_counter()
+            if left is not None and left <= 0:
+                stop.deadline = True
+                break
+            try:
+                rec = it.next(timeout=1.0 if left is None else min(left, 1.0))
+            except mp.TimeoutError:
+                continue
+            except StopIteration:
+                break
+            keep(rec)
+        stop.interrupted = bool(sigint)
+        if stop.stopped:  # keep the boards that finished while we waited
+            while True:
+                try:
+                    rec = it.next(timeout=0)
+                except (mp.TimeoutError, StopIteration):
+                    break
+                keep(rec)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    return stop
+
+
+def close_pool(pool: Any) -> None:
+    """Stop a pool of :func:`make_pool` and its workers (local or Ray)."""
+    pool.terminate()
+    pool.join()
+
+
+# ---------------------------------------------------------------------------- save files
+
+
+def record_key(r: dict) -> tuple:
+    """What tells runs apart: ``(agent, vs, preset, split, seed)``."""
+    return r["agent"], r["vs"], r["preset"], r["split"], r["seed"]
+
+
+def read_records(path: str | Path) -> tuple[list[dict], int]:
+    """The complete records of one save file, and the byte offset where they end.
+
+    Raises:
+        SaveFormatError: a record of another format (format 1 re-dealt passed-out boards).
+    """
+    out = []
+    good = 0
+    with open(path, "rb") as f:
+        while True:
+            try:
+                r = pickle.load(f)
+            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, IndexError):
+                break  # the end, or a record cut short by a kill
+            fmt = r.get("format", 1) if isinstance(r, dict) else None
+            if fmt != RECORD_FORMAT:
+                raise SaveFormatError(
+                    f"{path}: record {len(out)} has format {fmt!r}, this version reads format {RECORD_FORMAT} "
+                    f"only (format 1 re-dealt a board passed out at either table; format 2 scores the "
+                    f"passed-out table 0, so the two cannot be mixed): save to a new file")
+            out.append(r)
+            good = f.tell()
+    return out, good
+
+
+def load_records(paths: Sequence[str | Path]) -> list[dict]:
+    """Every complete record of the save files (a record cut short at the end is ignored).
+
+    Raises:
+        SaveFormatError: see :func:`read_records`.
+    """
+    return [r for p in paths for r in read_records(p)[0]]
+
+
+def open_save(path: str | Path) -> tuple[BinaryIO, list[dict]]:
+    """Open a save file for appending, after reading its records and cutting off a record
+    cut short by a kill. Returns the file and the records it held.
+
+    Raises:
+        SaveFormatError: see :func:`read_records`.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    old: list[dict] = []
+    if p.exists():
+        old, good = read_records(p)
+        if good < p.stat().st_size:
+            with open(p, "r+b") as f:
+                f.truncate(good)
+    return open(p, "ab"), old
+
+
+def append_record(f: BinaryIO, rec: dict) -> None:
+    """Append one record in a single write, flushed to disk."""
+    f.write(pickle.dumps(rec))
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def commit() -> str | None:
+    """The short git commit of this checkout, or None outside a git work tree."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def warm_up(cfg: RulesConfig, names: Iterable[str]) -> bool:
+    """Compile the double-dummy solver in this process before a local pool forks, when an
+    agent of ``names`` uses it (``pimc-*``), so that the workers inherit it instead of each
+    compiling its own (a minute per worker without numba's on-disk cache). Returns whether
+    it compiled anything."""
+    if not any(n.startswith("pimc-") for n in names):
+        return False
+    import numpy as np
+
+    from blot_env.engine import apply_action, current_seat, deal_random
+    from blot_env.state import Phase
+    from blot_env.view import seat_view
+
+    from .random_agent import RandomAgent
+    from .search import solver
+    from .search.sampler import sample_worlds
+
+    rng = np.random.default_rng(0)
+    player = RandomAgent()
+    while True:
+        s = deal_random(cfg, rng, 0)
+        while s.phase == Phase.AUCTION or (s.phase == Phase.PLAY and s.trick_no < 1):
+            s = apply_action(s, player.act(seat_view(s, current_seat(s)), rng))
+        if s.phase == Phase.PLAY:
+            break
+    sample_worlds(seat_view(s, current_seat(s)), 2, rng)
+    solver.solve(s)
+    return True
+
+
+__all__ = [
+    "RECORD_FORMAT",
+    "BoardJob",
+    "RunStop",
+    "SaveFormatError",
+    "Task",
+    "append_record",
+    "close_pool",
+    "commit",
+    "load_records",
+    "make_pool",
+    "open_save",
+    "play_task",
+    "ray_pool_class",
+    "read_records",
+    "record_key",
+    "run_tasks",
+    "warm_up",
+]
