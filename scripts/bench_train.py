@@ -4,7 +4,8 @@
     python scripts/bench_train.py --preset all --only baseline,fast     # every preset, two rows each
 
 Each row builds a trainer (no pretraining, no periodic evaluation, nothing written), runs one
-warm-up update (compilation, worker start-up) and then ``--updates`` timed updates, and
+warm-up update (compilation, worker start-up), fills the opponent pool with snapshots (as it
+is once a run has trained ``pool.snapshot_every`` updates), then ``--updates`` timed updates, and
 reports learner steps per second of collection alone, of the update alone, and end to end
 (learner steps over the wall time of the timed updates). *Learner steps* are the learner's
 decisions with more than one legal action (docs/training.md).
@@ -65,6 +66,9 @@ def measure(overrides: list[str], preset: str, obs_kind: str, updates: int, conf
     trainer = build_trainer(cfg, None)
     try:
         trainer.train_one_update()
+        # the pool as it is once training runs: snapshots of the learner beside the baselines
+        for i in range(cfg.pool.max_snapshots if cfg.pool.snapshot_every else 0):
+            trainer.pool.add_snapshot(f"bench{i}", trainer.policy)
         t0 = time.perf_counter()
         rows = [trainer.train_one_update() for _ in range(updates)]
         wall = time.perf_counter() - t0
@@ -86,18 +90,19 @@ def measure(overrides: list[str], preset: str, obs_kind: str, updates: int, conf
     }
 
 
-def run(preset: str, obs_kind: str, updates: int, only: set[str] | None) -> dict:
+def run(preset: str, obs_kind: str, updates: int, only: set[str] | None, extra: list[str] | None = None) -> dict:
     rows = []
+    extra = list(extra or [])
     acc: list[str] = list(TODAY)
     for name, change in STEPS:
         acc = acc + change
         if only and name not in only:
             continue
-        r = measure(acc, preset, obs_kind, updates)
+        r = measure(acc + extra, preset, obs_kind, updates)
         rows.append({"row": name, **r})
         _print_row(rows[-1])
     if not only or "fast" in only:
-        r = measure([], preset, obs_kind, updates)
+        r = measure(extra, preset, obs_kind, updates)
         rows.append({"row": "fast", **r})
         _print_row(rows[-1])
     out = {"preset": preset, "obs_kind": obs_kind, "rows": rows}
@@ -124,6 +129,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--updates", type=int, default=4, help="timed updates per row (after one warm-up update)")
     ap.add_argument("--only", default="", help="comma-separated rows to run (default: all)")
     ap.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="a config override applied to every row (blot-train --set syntax); repeatable")
     args = ap.parse_args(argv)
     if args.updates < 1:
         ap.error(f"--updates must be >= 1, got {args.updates}")
@@ -142,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for p in presets:
         print(f"== {p} ({args.obs_kind})", file=sys.stderr, flush=True)
-        results.append(run(p, args.obs_kind, args.updates, only))
+        results.append(run(p, args.obs_kind, args.updates, only, args.overrides))
     meta = {"cpus": os.cpu_count(), "torch": torch.__version__, "device": "cpu"}
     if args.json:
         out = {**results[0], **meta} if len(results) == 1 else {"presets": results, **meta}

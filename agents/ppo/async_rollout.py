@@ -17,18 +17,22 @@ states) and a resumed run collects it again, bit for bit.
 
 from __future__ import annotations
 
-import multiprocessing as mp
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
+import torch.multiprocessing as mp
 
 from blot_env.rules_config import make_rules
 
 from .config import TrainConfig
 from .network import build_policy
 from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, make_encoder
+
+
+#: Rollout fields sent through shared memory (torch.multiprocessing's tensor sharing)
+_SHARED = ("obs", "masks", "privileged")
 
 
 @dataclass
@@ -85,6 +89,9 @@ def _worker(conn, cfg_dict: dict[str, Any], agent_factory: AgentFactory | None) 
             rng.bit_generator.state = sub.rng_state
             gen.set_state(sub.gen_state)
             ro = collector.collect(policy, sub.num_deals, rng, gen)
+            for name in _SHARED:  # large arrays travel as shared-memory tensors, not pickled copies
+                if getattr(ro, name) is not None:
+                    setattr(ro, name, torch.from_numpy(getattr(ro, name)))
             conn.send(("rollout", (ro, rng.bit_generator.state, gen.get_state())))
         except Exception as e:  # report, don't hang the trainer
             conn.send(("error", f"{type(e).__name__}: {e}"))
@@ -135,6 +142,9 @@ class AsyncCollector:
         if self.pending is None:
             raise RuntimeError("no rollout in flight")
         ro, rng_state, gen_state = self._expect("rollout")
+        for name in _SHARED:
+            if isinstance(getattr(ro, name), torch.Tensor):
+                setattr(ro, name, getattr(ro, name).numpy())
         self.pending = None
         return ro, rng_state, gen_state
 

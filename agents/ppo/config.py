@@ -164,7 +164,8 @@ class PoolConfig:
     baseline_probs: tuple[float, ...] = ()
     """Relative weights of ``baselines`` when a baseline is drawn (empty: uniform)."""
     baseline_weight: float = 0.5
-    """Probability that a pool deal draws a baseline rather than a past snapshot (1.0 when no snapshot yet)."""
+    """Probability that a pool deal draws a baseline rather than a past snapshot (1.0 when no
+    snapshot yet); the snapshot deals of one rollout all face the same snapshot, drawn per rollout."""
     snapshot_every: int = 10
     """Updates between snapshots of the learner added to the pool (0: no snapshots)."""
     max_snapshots: int = 5

@@ -52,7 +52,8 @@ def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -
 def _mlp(sizes: list[int], activation: type[nn.Module], sparse_input: bool = False) -> nn.Sequential:
     layers: list[nn.Module] = []
     for i, (a, b) in enumerate(itertools.pairwise(sizes)):
-        layers += [SparseLinear(a, b) if sparse_input and i == 0 else layer_init(nn.Linear(a, b)), activation()]
+        layers += [SparseLinear(a, b) if sparse_input and i == 0 else layer_init(nn.Linear(a, b)),
+                   activation(inplace=True) if activation is nn.ReLU else activation()]
     return nn.Sequential(*layers)
 
 
@@ -186,13 +187,18 @@ class ActorCritic(nn.Module):
         return MaskedCategorical(logits, mask), value
 
     # ------------------------------------------------------------------ grouped-head API
-    def _group_rows(self, mask: Tensor) -> list[tuple[int, int, Tensor]]:
-        """Per action group ``(start, stop, rows int64[k])`` of the rows whose legal actions lie in it."""
+    def row_groups(self, mask: Tensor) -> Tensor:
+        """``int64[B]``: the action group of each row (the group of its first legal action)."""
+        return self.group_of[mask.to(torch.uint8).argmax(dim=-1)]
+
+    def _group_rows(self, mask: Tensor, gid: Tensor | None = None) -> list[tuple[int, int, Tensor]]:
+        """Per action group ``(start, stop, rows int64[k])`` of the rows whose legal actions lie in it
+        (``gid``: :meth:`row_groups` of ``mask``, when the caller has it)."""
         if len(self.groups) == 1:
             a, b = self.groups[0]
             return [(a, b, torch.arange(mask.shape[0], device=mask.device))]
-        first = mask.to(torch.uint8).argmax(dim=-1)
-        gid = self.group_of[first]
+        if gid is None:
+            gid = self.row_groups(mask)
         out = []
         for i, (a, b) in enumerate(self.groups):
             rows = (gid == i).nonzero().squeeze(-1)
@@ -206,15 +212,16 @@ class ActorCritic(nn.Module):
         return torch.where(m, lg, torch.full_like(lg, MASK_LOGIT))
 
     def policy_terms(self, obs: Tensor, mask: Tensor, actions: Tensor, privileged: Tensor | None = None,
-                     with_value: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
+                     with_value: bool = True, groups: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
         """``(log_prob float32[B], entropy float32[B], value float32[B] or None)`` of ``actions``
-        (``int64[B]``, legal) under the masked policy, computed group by group (see the module doc).
-        Entropy is in nats over the legal actions only."""
+        (``int64[B]``, legal) under the masked policy, computed group by group (see the module doc;
+        ``groups``: :meth:`row_groups` of ``mask``, when the caller has it). Entropy is in nats over
+        the legal actions only."""
         h, hv = self._hidden(obs, privileged, critic=with_value)
         B = h.shape[0]
         logp = h.new_empty(B)
         ent = h.new_empty(B)
-        for a, b, rows in self._group_rows(mask):
+        for a, b, rows in self._group_rows(mask, groups):
             lp = torch.log_softmax(self._group_logits(h, mask, a, b, rows), dim=-1)
             act = actions.index_select(0, rows) - a
             logp = logp.index_copy(0, rows, lp.gather(-1, act.unsqueeze(-1)).squeeze(-1))
@@ -238,8 +245,10 @@ class ActorCritic(nn.Module):
             lp = torch.log_softmax(self._group_logits(h, mask, a, b, rows), dim=-1)
             if greedy:
                 k = lp.argmax(dim=-1)
-            else:
-                k = torch.multinomial(lp.exp(), 1, generator=generator).squeeze(-1)
+            else:  # inverse CDF (faster than torch.multinomial); a zero-probability id is never drawn
+                c = lp.exp().cumsum(dim=-1)
+                u = torch.rand(c.shape[0], 1, generator=generator, device=c.device) * c[:, -1:]
+                k = torch.searchsorted(c, u, right=True).squeeze(-1).clamp_(max=c.shape[1] - 1)
             actions[rows] = k + a
             logp[rows] = lp.gather(-1, k.unsqueeze(-1)).squeeze(-1)
         value = self.value_head(hv).squeeze(-1) if with_value else None

@@ -299,15 +299,22 @@ class OpponentPool:
         self.snapshots.append(PoolMember(name, "snapshot", net=net))
         del self.snapshots[:-self.cfg.max_snapshots]
 
+    def begin_rollout(self, rng: np.random.Generator) -> None:
+        """Draw the snapshot that this rollout's snapshot deals play against (one per rollout,
+        so that each lockstep step needs at most one snapshot forward pass)."""
+        self._snap = int(rng.integers(len(self.snapshots))) if self.snapshots else -1
+
     def sample(self, rng: np.random.Generator) -> int:
-        """Index into ``members`` of an opponent for one deal."""
+        """Index into ``members`` of an opponent for one deal: a baseline (with probability
+        ``baseline_weight``, or always before the first snapshot), else the rollout's snapshot
+        (:meth:`begin_rollout`)."""
         nb, ns = len(self.members) - len(self.snapshots), len(self.snapshots)
         if ns == 0 or (nb > 0 and rng.random() < self.cfg.baseline_weight):
             if self.cfg.baseline_probs:
                 w = np.asarray(self.cfg.baseline_probs, dtype=np.float64)
                 return int(rng.choice(nb, p=w / w.sum()))
             return int(rng.integers(nb))
-        return nb + int(rng.integers(ns))
+        return nb + (self._snap if 0 <= getattr(self, "_snap", -1) < ns else int(rng.integers(ns)))
 
     def state_dict(self) -> dict:
         """The snapshots' actor weights (snapshots act; they never need their critic)."""
@@ -430,6 +437,7 @@ class RolloutCollector:
         last = np.full((N, n), -1, dtype=np.int64)  # last learner transition per (env, seat)
         ctrl = np.full((N, n), LEARNER, dtype=np.int64)
         first = list(range(min(N, num_deals)))
+        self.pool.begin_rollout(rng)
         for e in first:
             ctrl[e] = self._controllers(int(e), rng)
         started = len(first)

@@ -308,6 +308,7 @@ class PPOTrainer:
         old_v = torch.from_numpy(ro.values).to(dev)
         b_adv = torch.from_numpy(adv).to(dev)
         b_ret = torch.from_numpy(ret).to(dev)
+        groups = self.policy.row_groups(masks)
         mb_size = max(1, math.ceil(T / p.num_minibatches))
         sums: dict[str, float] = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
                                   "old_approx_kl": 0.0, "clipfrac": 0.0, "grad_norm": 0.0}
@@ -322,7 +323,8 @@ class PPOTrainer:
             for start in range(0, T, mb_size):
                 idx = perm[start:start + mb_size]
                 new_logp, entropy, new_v = self.policy.policy_terms(
-                    obs[idx], masks[idx], actions[idx], None if priv is None else priv[idx])
+                    obs.index_select(0, idx), masks.index_select(0, idx), actions[idx],
+                    None if priv is None else priv.index_select(0, idx), groups=groups[idx])
                 logratio = new_logp - old_logp[idx]
                 ratio = logratio.exp()
                 with torch.no_grad():
