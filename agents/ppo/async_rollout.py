@@ -30,7 +30,6 @@ from .config import TrainConfig
 from .network import build_policy
 from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, make_encoder
 
-
 #: Rollout fields sent through shared memory (torch.multiprocessing's tensor sharing)
 _SHARED = ("obs", "masks", "privileged")
 
