@@ -5,7 +5,10 @@ Names (docs/evaluation.md "The baseline agents"):
 * ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
 * ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and
   ``pimc-insane`` (L4), agents/search/;
-* ``ppo``: the shipped pretrained policy; ``ppo:NAME``: another named policy;
+* ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
+  a policy file;
+* ``ppo-search-K`` / ``ppo-search-K:PATH.pt``: the light search over K worlds on that network
+  (agents/search/net_search.py);
 * a path to a checkpoint file (``*.pt``): a trained PPO policy.
 
 The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
@@ -50,13 +53,15 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
 
     Args:
         name: ``random``, ``rules``, ``rules-medium`` (or the aliases L0/L1/L2, easy/medium),
-            ``ppo``, ``ppo:NAME``, or the path of a ``.pt`` checkpoint.
+            ``pimc-K``, ``pimc-insane``, ``ppo``, ``ppo:PATH``, ``ppo-search-K[:PATH]``, or the path
+            of a ``.pt`` checkpoint.
         preset: a preset id or a :class:`RulesConfig` (the PPO policy's network depends on it;
             the rule agents read the rules from each view).
         seed: unused by the rule agents (their randomness comes from the ``rng`` of each
             ``act`` call); kept so that every agent is built the same way.
 
     Raises:
+        ConfigError: a PPO file that cannot be read, or (``ppo-search``) has no critic.
         UnknownAgentError: an unknown name (the message lists the known ones), or a
             checkpoint path that does not exist.
         ImportError: a PPO agent was asked for without torch (a ``MissingExtraError`` naming the
@@ -121,16 +126,14 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
                                 "ppo-search-K:PATH.pt")
     from .search.net_search import NetSearchAgent
 
+    if path and not Path(path).is_file():
+        raise UnknownAgentError(f"checkpoint {path!r} of {key!r} not found")
     base = _load_ppo(path or "ppo", cfg, label)
-    try:
-        return NetSearchAgent(base, k=int(k_text or 16), reward_scale=getattr(base.policy, "reward_scale", 0.02),
-                              name=label)
-    except ValueError as e:
-        raise UnknownAgentError(str(e)) from None
+    return NetSearchAgent(base, k=int(k_text or 16), name=label)
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:
-    from ._extras import require
+    from .extras import require
 
     require("train", f"agent {label!r}")  # MissingExtraError (an ImportError) naming the extra
     from .ppo.agent import load_ppo_agent

@@ -38,6 +38,11 @@ class Block:
         return self.start + self.size
 
 
+AUCTION_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
+"""The blocks of auction calls (rules.md 2.2, 4, 5, 6); every other block is a play-phase action
+(declarations, cards). They come first in every layout, and a legal set never mixes the two."""
+
+
 class ActionLayout:
     """The flat ``Discrete(A)`` action space of one rules config.
 
@@ -262,6 +267,7 @@ def action_id(action: Any, seat: int, agent: str | None = None, num_actions: int
 
 __all__ = [
     "ACTION_ID_RULE",
+    "AUCTION_BLOCKS",
     "CLASS_NAMES",
     "CLS_CARRE",
     "CLS_FIFTY",

@@ -36,15 +36,16 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .actions import layout_for
+from .actions import AUCTION_BLOCKS, layout_for
 from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
 from .rules_config import RulesConfig
+from .state import State
 from .view import SeatView
 
 KINDS = ("observation", "information_state")
 
 #: auction blocks, in the order of the call-kind one-hot
-_CALL_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
+_CALL_BLOCKS = AUCTION_BLOCKS
 #: blocks whose call becomes the standing bid (rules.md 2.2, 6)
 _HIGH_BLOCKS = ("BID", "KAPUT", "KAPUT_PLUS")
 RAW_TOTAL = 162.0
@@ -60,6 +61,10 @@ class Piece(NamedTuple):
     description: str
     high: float = 1.0
     """Upper bound of every entry (the lower bound is 0)."""
+    unit: float = 1.0
+    """Every entry is an integer multiple of this (1 for one-hot and bitmask entries); NaN where
+    the values are not integral (the match pieces). :attr:`ObservationEncoder.quantum` is built
+    from it."""
 
 
 class ObservationEncoder:
@@ -94,10 +99,10 @@ class ObservationEncoder:
         #: contract / bid values are divided by this (the top of the ladder, kaput 25 included)
         self.value_scale = float(max(cfg.bid_max, KAPUT_VALUE if cfg.kaput_bid != "none" else 1, 1))
 
-        def add(name: str, shape: tuple[int, ...], desc: str, high: float = 1.0) -> int:
+        def add(name: str, shape: tuple[int, ...], desc: str, high: float = 1.0, unit: float = 1.0) -> int:
             off = self.size_so_far
             size = int(np.prod(shape))
-            self.pieces.append(Piece(name, off, size, shape, desc, high))
+            self.pieces.append(Piece(name, off, size, shape, desc, high, unit))
             self.size_so_far = off + size
             return off
 
@@ -151,7 +156,7 @@ class ObservationEncoder:
                                  "1 where relative seat r made that non-pass call (columns: the layout's "
                                  "auction ids after PASS, in id order)")
             self.o_passes = add("auction_passes", (n,), "number of passes relative seat r made, / 10",
-                                 high=100.0)
+                                 high=100.0, unit=0.1)
         else:
             self.o_last_call = add(
                 "last_call", (n, self._call_feat_size),
@@ -167,7 +172,8 @@ class ObservationEncoder:
         self.o_double = add("double", (3,), "doubling one-hot: none, contra, recontra")
         # ---- contract
         self.o_c_strain = add("contract_strain", (5,), "contract strain one-hot C D H S NT (zeros: no contract yet)")
-        self.o_c_value = add("contract_value", (1,), "contract value b / value_scale (score-sheet units)")
+        self.o_c_value = add("contract_value", (1,), "contract value b / value_scale (score-sheet units)",
+                             unit=1.0 / self.value_scale)
         self.o_c_kind = add("contract_kind", (len(CONTRACT_KINDS),), "contract kind one-hot: "
                             + ", ".join(CONTRACT_KINDS))
         self.o_c_seat = add("declarer", (n,), "relative seat of the bidder / taker")
@@ -178,8 +184,9 @@ class ObservationEncoder:
                              f"k-th card played: card one-hot (32) then relative seat one-hot ({n})")
         self.o_leader = add("trick_leader", (n,), "relative seat that led the current trick (zeros if empty)")
         self.o_trick_no = add("trick_no", (cfg.num_tricks + 1,), "tricks completed so far, one-hot")
-        self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks")
-        self.o_points = add("points", (2,), "raw card points won per relative side / 162")
+        self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks",
+                            unit=1.0 / cfg.num_tricks)
+        self.o_points = add("points", (2,), "raw card points won per relative side / 162", unit=1.0 / RAW_TOTAL)
         # ---- declarations
         if decl:
             self.o_announced = add("announced", (n, 6), "announcement of relative seat r: not yet, none, terz, "
@@ -187,7 +194,7 @@ class ObservationEncoder:
             self.o_claim_cls = add("own_claim_class", (5,), "class of own claim one-hot: none (no claim), terz, "
                                    "50, 100, carre")
             self.o_show_value = add("own_show_value", (1,), "raw value of own show set / 100",
-                                    high=4.0)
+                                    high=4.0, unit=0.1)
         if manual:
             self.n_events = n * (1 + n // 2)
             self.o_events = add("height_events", (self.n_events, n + 4 + 8),
@@ -197,7 +204,7 @@ class ObservationEncoder:
             self.o_decided = add("decided", (n, 3), "show decision of relative seat r: undecided, noshow, show")
             self.o_decl_leader = add("decl_leader", (n,), "relative seat whose claim leads after trick 1")
         if cfg.auction == "open":
-            self.o_hidden = add("hidden_counts", (n,), "face-down cards of relative seat r / 8")
+            self.o_hidden = add("hidden_counts", (n,), "face-down cards of relative seat r / 8", unit=1.0 / 8)
         # ---- turn
         self.o_phase = add("phase", (3,), "phase one-hot: auction, play, done")
         self.o_to_act = add("to_act", (n,), "relative seat to act (zeros when the deal is over)")
@@ -207,8 +214,9 @@ class ObservationEncoder:
         self.o_dealer = add("dealer", (n,), "relative seat of the dealer")
         if self.match:
             self.o_match = add("match_score", (2,), "match totals per relative side before this deal / target "
-                               "(capped at 10)", high=10.0)
-            self.o_to_go = add("match_to_go", (2,), "max(target - total, 0) / target per relative side")
+                               "(capped at 10)", high=10.0, unit=float("nan"))
+            self.o_to_go = add("match_to_go", (2,), "max(target - total, 0) / target per relative side",
+                               unit=float("nan"))
         self.size: int = self.size_so_far
         del self.size_so_far
         self.quantum = self._quantum()
@@ -370,14 +378,9 @@ class ObservationEncoder:
     # ------------------------------------------------------------------ quantized form
     def _quantum(self) -> np.ndarray:
         q = np.ones(self.size, dtype=np.float64)
-        per_piece = {"points": RAW_TOTAL, "tricks_won": float(self.cfg.num_tricks), "contract_value": self.value_scale,
-                     "own_show_value": 10.0, "auction_passes": 10.0, "hidden_counts": 8.0}
         for p in self.pieces:
-            if p.name in per_piece:
-                q[p.offset:p.offset + p.size] = 1.0 / per_piece[p.name]
-            elif p.name in ("match_score", "match_to_go"):
-                q[p.offset:p.offset + p.size] = np.nan
-            elif p.name == "last_call":  # the value column of each relative seat's slot
+            q[p.offset:p.offset + p.size] = p.unit
+            if p.name == "last_call":  # the value column of each relative seat's slot: value / value_scale
                 k0 = len(self._call_kinds)
                 q[p.offset + k0:p.offset + p.size:self._call_feat_size] = 1.0 / self.value_scale
         return q.astype(np.float32)
@@ -388,11 +391,21 @@ class ObservationEncoder:
         writes. ``numerators * quantum`` gives the values back (to float32 rounding).
 
         Raises:
-            ValueError: an encoder built with ``match=True`` (match totals are not integral).
+            ValueError: an encoder built with ``match=True`` (match totals are not integral), or
+                an entry that is not a multiple of its quantum in 0..255 (the piece is named).
         """
         if self.match:
             raise ValueError("the match pieces have no quantized form; use match=False")
-        return np.rint(np.asarray(obs, dtype=np.float64) / self.quantum).astype(np.uint8)
+        x = np.asarray(obs, dtype=np.float64)
+        q = x / self.quantum
+        r = np.rint(q)
+        bad = (np.abs(q - r) > 1e-3) | (r < 0) | (r > 255)
+        if bad.any():
+            i = int(np.flatnonzero(bad.reshape(-1, self.size).any(axis=0))[0])
+            p = next(p for p in self.pieces if p.offset <= i < p.offset + p.size)
+            raise ValueError(f"observation entry {i} (piece {p.name!r}) is not an integer multiple 0..255 of its "
+                             f"quantum {float(self.quantum[i]):g}")
+        return r.astype(np.uint8)
 
     def match_pieces(self, match: Sequence[int] | None) -> np.ndarray:
         """``float32[2, 4]``: the match pieces of an observation, per observer side (row
@@ -433,6 +446,31 @@ class ObservationEncoder:
         return {p.name: np.asarray(obs[p.offset:p.offset + p.size]).reshape(p.shape) for p in self.pieces}
 
 
+def privileged_size(num_players: int) -> int:
+    """P, the length of :func:`privileged_features`: 32 cards per seat, then the stock."""
+    return 32 * num_players + 32
+
+
+def privileged_features(state: State, seat: int) -> np.ndarray:
+    """``uint8[P]`` (P = :func:`privileged_size`): what ``seat`` cannot see, egocentric: for each
+    relative seat ``r`` the 32-card mask of the cards seat ``(seat + r) % n`` holds now (``r = 0``
+    is the seat's own hand), then the cards still in the stock.
+
+    **Hidden information**, read from a :class:`~blot_env.state.State` (not a SeatView): for a
+    critic that sees all hands during training (PerfectDou's scheme), or for the hands of a
+    sampled world. A policy must never read it. The compiled twin is
+    ``BatchedEngine.privileged`` (tested equal in tests/test_ppo_leaks.py).
+    """
+    n = state.cfg.num_players
+    out = np.zeros(privileged_size(n), dtype=np.uint8)
+    bits = np.arange(32)
+    for r in range(n):
+        out[32 * r:32 * r + 32] = (state.hands[(seat + r) % n] >> bits) & 1
+    for c in state.stock:
+        out[32 * n + c] = 1
+    return out
+
+
 def observation_layout_markdown(cfg: RulesConfig, kind: str = "observation", match: bool = False) -> str:
     """The Markdown table of the layout (piece, offsets, shape, description), from the encoder's pieces."""
     enc = ObservationEncoder(cfg, kind, match=match)
@@ -445,4 +483,5 @@ def observation_layout_markdown(cfg: RulesConfig, kind: str = "observation", mat
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["CONTRACT_KINDS", "KINDS", "ObservationEncoder", "Piece", "observation_layout_markdown"]
+__all__ = ["CONTRACT_KINDS", "KINDS", "ObservationEncoder", "Piece", "observation_layout_markdown",
+           "privileged_features", "privileged_size"]

@@ -4,8 +4,9 @@
     python scripts/bench_train.py --preset all --only baseline,fast     # every preset, two rows each
 
 Each row builds a trainer (no pretraining, no periodic evaluation, nothing written), runs one
-warm-up update (compilation, worker start-up), fills the opponent pool with snapshots (as it
-is once a run has trained ``pool.snapshot_every`` updates), then ``--updates`` timed updates, and
+fills the opponent pool with snapshots (as it is once a run has trained ``pool.snapshot_every``
+updates), runs one warm-up update (compilation, worker start-up), then ``--updates`` timed
+updates, and
 reports learner steps per second of collection alone, of the update alone, and end to end
 (learner steps over the wall time of the timed updates). *Learner steps* are the learner's
 decisions with more than one legal action (docs/training.md).
@@ -65,10 +66,10 @@ def measure(overrides: list[str], preset: str, obs_kind: str, updates: int, conf
     cfg = load_config(path, [f"preset={preset}", f"obs_kind={obs_kind}", *COMMON, *overrides])
     trainer = build_trainer(cfg, None)
     try:
-        trainer.train_one_update()
         # the pool as it is once training runs: snapshots of the learner beside the baselines
         for i in range(cfg.pool.max_snapshots if cfg.pool.snapshot_every else 0):
             trainer.pool.add_snapshot(f"bench{i}", trainer.policy)
+        trainer.train_one_update()
         t0 = time.perf_counter()
         rows = [trainer.train_one_update() for _ in range(updates)]
         wall = time.perf_counter() - t0
@@ -150,7 +151,9 @@ def main(argv: list[str] | None = None) -> int:
     for p in presets:
         print(f"== {p} ({args.obs_kind})", file=sys.stderr, flush=True)
         results.append(run(p, args.obs_kind, args.updates, only, args.overrides))
-    meta = {"cpus": os.cpu_count(), "torch": torch.__version__, "device": "cpu"}
+    dev = next((o.split("=", 1)[1] for o in args.overrides if o.startswith("device=")), "cpu")
+    meta = {"cpus": os.cpu_count(), "torch": torch.__version__, "device": dev,
+            "cuda": torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}
     if args.json:
         out = {**results[0], **meta} if len(results) == 1 else {"presets": results, **meta}
         print(json.dumps(out, indent=1))

@@ -79,14 +79,19 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
         bar.n = min(round(time.perf_counter() - t0), round(budget))
         bar.set_postfix({"steps": f"{int(row['global_step']):,}", "vs rules": _fmt_eval(row)}, refresh=True)
 
+    left = budget - (time.perf_counter() - t0)
+    if left <= 0:
+        raise SystemExit(f"[main job] the warm start used the whole budget of {args.train_minutes:g} minutes; "
+                         "give --train-minutes more time")
     try:
-        rows = trainer.train(progress=False, max_seconds=budget - (time.perf_counter() - t0), on_update=show)
+        rows = trainer.train(progress=False, max_seconds=left, on_update=show)
     finally:
         bar.close()
     wall = time.perf_counter() - t0
     steps = sum(r["batch_steps"] for r in rows)
     info = {
-        "updates": trainer.update_no, "learner_steps": trainer.global_step, "env_steps": trainer.env_steps,
+        "preset": cfg.preset, "updates": trainer.update_no, "learner_steps": trainer.global_step,
+        "env_steps": trainer.env_steps,
         "deals": trainer.deals, "wall_seconds": wall, "finished": trainer.done,
         "collect_sps": steps / sum(r["collect_time"] for r in rows),
         "update_sps": steps / sum(r["update_time"] for r in rows),
@@ -114,12 +119,12 @@ def _plan(policy: Path, shipped: bool) -> list[tuple[str, list[str]]]:
     return plan
 
 
-def evaluate(policy: Path, args: argparse.Namespace) -> list[dict]:
+def evaluate(policy: Path, args: argparse.Namespace, preset: str = "bazar") -> list[dict]:
     from agents.arena import run
 
     rows = []
     for cand, opps in _plan(policy, not args.no_shipped):
-        report = run(cand, opps, preset="bazar", boards=args.boards, split=args.split,
+        report = run(cand, opps, preset=preset, boards=args.boards, split=args.split,
                      workers=args.workers, progress=True)
         for r in report["rows"]:
             r["agent"] = "ppo (this run)" if cand == str(policy) else "ppo (shipped)"
@@ -201,17 +206,18 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
-    say(f"training PPO on bazar from scratch for up to {args.train_minutes:g} min ({args.total_steps:,} learner steps)")
+    say(f"training PPO ({args.config.name}) from scratch for up to {args.train_minutes:g} min "
+        f"({args.total_steps:,} learner steps)")
     policy, info = train(args)
     print(f"[main job] trained: {info['learner_steps']} learner steps, {info['deals']} deals in "
           f"{info['wall_seconds']:.0f} s (collection {info['collect_sps']:.0f}, update {info['update_sps']:.0f} "
           f"learner steps/s)", flush=True)
     plot_curve(policy.parent / "metrics.csv", args.out / "learning_curve.png")
     say(f"evaluating on {args.boards} duplicate boards of the {args.split} suite (rules-medium takes longest)")
-    rows = evaluate(policy, args)
+    rows = evaluate(policy, args, info["preset"])
     from agents.arena_cli import format_table
 
-    print(format_table({"preset": "bazar", "split": args.split, "mixed": False, "rows": rows}))
+    print(format_table({"preset": info["preset"], "split": args.split, "mixed": False, "rows": rows}))
     print(LEGEND)
     total = time.perf_counter() - t0
     report = {"training": info, "evaluation": rows, "total_seconds": total}

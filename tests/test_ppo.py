@@ -312,18 +312,23 @@ def test_behaviour_cloning_warm_start(tmp_path):
     assert resumed.pretrain_metrics == m  # not cloned again on resume
 
 
-@pytest.mark.parametrize("overrides", [["rollout.overlap=true"],
-                                       ["network.critic=privileged", "network.input_layer=dense"]])
-def test_exact_resume_variants(tmp_path, overrides):
+@pytest.mark.parametrize(("overrides", "split"), [(["rollout.overlap=true"], 2), (["rollout.overlap=true"], 3),
+                                                 (["network.critic=privileged", "network.input_layer=dense"], 2)])
+def test_exact_resume_variants(tmp_path, overrides, split):
     """Exact resume with collection in a worker process (the rollout in flight at a checkpoint is
-    collected again from its saved parameters and streams), and with a privileged critic."""
+    collected again from its saved parameters and streams; split at update 3, its snapshots [u1,
+    u2] are no longer all in the pool [u2, u3], so the dropped one's weights come from the
+    checkpoint), and with a privileged critic."""
     cfg = apply_overrides(load_config(TINY), ["total_steps=100000", *overrides])
     straight = build_trainer(cfg, tmp_path / "a")
-    straight.train(max_updates=4)
+    straight.train(max_updates=5)
     first = build_trainer(cfg, tmp_path / "b")
-    first.train(max_updates=2)
+    first.train(max_updates=split)
+    if split == 3:
+        ck = torch.load(tmp_path / "b" / "checkpoint.pt", weights_only=True)
+        assert [n for n, _ in ck["collector"]["inflight"]["snapshots"]] == ["u1"]  # dropped, kept in full
     resumed = build_trainer(cfg, tmp_path / "b", resume=True)
-    resumed.train(max_updates=2)
+    resumed.train(max_updates=5 - split)
     assert resumed.global_step == straight.global_step and resumed.deals == straight.deals
     for a, b in zip(_params(straight), _params(resumed)):
         assert torch.equal(a, b)
@@ -393,3 +398,13 @@ def test_blot_train_rejects_an_empty_config(tmp_path, capsys):
     empty.write_text("")
     assert main(["--config", str(empty), "--out", str(tmp_path / "o")]) == 2
     assert "empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("first", [True, False])
+def test_resume_keeps_the_overlap_setting(tmp_path, first):
+    """A checkpoint resumes only with the rollout.overlap it was written with (the streams differ)."""
+    cfg = apply_overrides(load_config(TINY), ["total_steps=100000", f"rollout.overlap={str(first).lower()}"])
+    build_trainer(cfg, tmp_path).train(max_updates=1)
+    other = apply_overrides(cfg, [f"rollout.overlap={str(not first).lower()}"])
+    with pytest.raises(ConfigError, match="rollout.overlap"):
+        build_trainer(other, tmp_path, resume=True)

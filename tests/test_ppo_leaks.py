@@ -18,11 +18,10 @@ from test_leaks import check_no_leak  # noqa: E402
 
 from agents.ppo.config import NetworkConfig, TrainConfig  # noqa: E402
 from agents.ppo.network import build_policy  # noqa: E402
-from agents.ppo.rollout import privileged_of_state  # noqa: E402
 from blot_env import PRESETS, make_rules  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
 from blot_env.batched import BatchedEngine  # noqa: E402
-from blot_env.observation import ObservationEncoder  # noqa: E402
+from blot_env.observation import ObservationEncoder, privileged_features  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
 
 
@@ -50,7 +49,7 @@ def test_engine_uint8_obs_is_the_quantized_view(preset):
                 want = enc.quantize(enc.encode(seat_view(eng.state(b), seat)))
                 np.testing.assert_array_equal(out.obs[b], want)
                 priv = eng.privileged([b])[0]
-                np.testing.assert_array_equal(priv, privileged_of_state(eng.state(b), seat))
+                np.testing.assert_array_equal(priv, privileged_features(eng.state(b), seat))
                 checked += 1
         eng.step(eng.random_actions())
     assert checked > 300
@@ -69,7 +68,7 @@ def test_actor_outputs_survive_resampling(preset):
 
     def critic(state, o):
         x = torch.from_numpy(enc.quantize(enc.encode(seat_view(state, o))))[None]
-        p = torch.from_numpy(privileged_of_state(state, o))[None]
+        p = torch.from_numpy(privileged_features(state, o))[None]
         with torch.no_grad():
             return net.value(x, p).numpy()
 

@@ -15,12 +15,13 @@ import torch
 
 from blot_env.actions import layout_for
 from blot_env.errors import ConfigError
+from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
 from .config import TrainConfig, config_from_saved
-from .network import ActorCritic, action_groups, privileged_size
+from .network import ActorCritic, action_groups
 from .rollout import make_encoder
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
@@ -38,26 +39,38 @@ class PPOAgent(BaseAgent):
     """Acts with a policy network on the egocentric encoding of a :class:`SeatView`.
 
     Args:
-        policy: the network (only its actor is used).
+        policy: the network (only its actor is used to act).
         encoder: the observation encoder the policy was trained with.
         greedy: play the most likely legal action (True) or sample from the masked
             policy with the ``rng`` passed to :meth:`act` (False).
         name: the agent's name in tables.
+        config: the training config (``rollout.reward_scale`` gives the critic's unit).
+        has_critic: the network's critic was trained and loaded (policy files written before the
+            critic was exported hold the actor only).
+
+    The observation goes in as the compact ``uint8`` numerators the network trained on
+    (``ObservationEncoder.quantize``), through the same input layer.
     """
 
-    def __init__(self, policy: ActorCritic, encoder: Any, greedy: bool = True, name: str = "ppo"):
+    def __init__(self, policy: ActorCritic, encoder: Any, greedy: bool = True, name: str = "ppo",
+                 config: TrainConfig | None = None, has_critic: bool = True):
         self.policy = policy.eval()
-        self.has_critic = bool(getattr(policy, "has_critic", True))
-        """The network's critic is trained (False for policy files of the actor only)."""
+        self.has_critic = bool(has_critic)
+        self.config = config or TrainConfig()
         self.encoder = encoder
         self.greedy = bool(greedy)
         self.name = name
+
+    @property
+    def reward_scale(self) -> float:
+        """Reward units per score-sheet point of the training (the critic's values are in reward units)."""
+        return float(self.config.rollout.reward_scale)
 
     @torch.no_grad()
     def action_probs(self, view: SeatView) -> tuple[tuple[int, ...], np.ndarray]:
         """(legal action ids, ``float64[len(legal)]`` policy probabilities over them)."""
         legal = legal_or_raise(view)
-        obs = torch.from_numpy(self.encoder.encode(view)).unsqueeze(0)
+        obs = torch.from_numpy(self.encoder.quantize(self.encoder.encode(view))).unsqueeze(0)
         logits = self.policy.logits(obs)[0].numpy().astype(np.float64)[list(legal)]
         p = np.exp(logits - logits.max())
         return legal, p / p.sum()
@@ -110,8 +123,9 @@ def read_policy_file(path: str | Path) -> dict[str, Any]:
 
 
 def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
-                ) -> tuple[ActorCritic, Any, TrainConfig, RulesConfig]:
-    """(policy, encoder, training config, rules) from a policy or checkpoint file.
+                ) -> tuple[ActorCritic, Any, TrainConfig, RulesConfig, bool]:
+    """(policy, encoder, training config, rules, has_critic) from a policy or checkpoint file
+    (``has_critic``: the file holds the critic's weights too).
 
     Raises:
         FileNotFoundError: no such file or name.
@@ -138,9 +152,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
     bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
     if bad:
         raise ConfigError(f"{path}: policy weights do not match the network config: {bad[:5]}")
-    net.has_critic = not missing
-    net.reward_scale = cfg.rollout.reward_scale
-    return net.eval(), encoder, cfg, rules
+    return net.eval(), encoder, cfg, rules, not missing
 
 
 def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | None = None,
@@ -154,10 +166,10 @@ def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | No
         greedy: argmax over legal actions (default) or sample with the ``rng`` given to ``act``.
         name: the agent's name (default ``"ppo"`` for the shipped policy, else the file stem).
     """
-    net, encoder, _, _ = load_policy(path_or_name, cfg)
+    net, encoder, train_cfg, _, has_critic = load_policy(path_or_name, cfg)
     if name is None:
         name = str(path_or_name) if str(path_or_name) in SHIPPED else Path(path_or_name).stem
-    return PPOAgent(net, encoder, greedy=greedy, name=name)
+    return PPOAgent(net, encoder, greedy=greedy, name=name, config=train_cfg, has_critic=has_critic)
 
 
 __all__ = ["SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "read_policy_file", "resolve_policy_path",

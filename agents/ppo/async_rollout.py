@@ -4,7 +4,9 @@ On two cores the update of rollout ``k`` and the collection of rollout ``k + 1``
 the same time. :class:`AsyncCollector` runs a :class:`~agents.ppo.rollout.RolloutCollector`
 in a worker process (spawned, one torch thread, the network on the CPU); the trainer sends it
 the parameters to act with, the pool's snapshots when they change, and the collector's
-random-generator states, and receives the rollout with the states after it.
+random-generator states, and receives the rollout with the states after it. (Snapshots go with
+every request; the worker rebuilds its pool only when their names change. The rollout's large
+arrays come back as shared-memory tensors, not pickled copies.)
 
 The trainer keeps the pipeline one rollout ahead: it waits for rollout ``k + 1``, submits
 rollout ``k + 2`` with the parameters it has then (those of update ``k``), and updates on
@@ -17,6 +19,8 @@ states) and a resumed run collects it again, bit for bit.
 
 from __future__ import annotations
 
+import contextlib
+import traceback
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +43,7 @@ class Submission:
     """What the worker needs for one rollout (also the in-flight part of a checkpoint)."""
 
     num_deals: int
+    """Complete deals to collect."""
     params: dict[str, torch.Tensor]
     """The acting policy's ``state_dict`` (CPU tensors)."""
     snapshots: list[tuple[str, dict[str, torch.Tensor]]]
@@ -92,8 +97,8 @@ def _worker(conn, cfg_dict: dict[str, Any], agent_factory: AgentFactory | None) 
                 if getattr(ro, name) is not None:
                     setattr(ro, name, torch.from_numpy(getattr(ro, name)))
             conn.send(("rollout", (ro, rng.bit_generator.state, gen.get_state())))
-        except Exception as e:  # report, don't hang the trainer
-            conn.send(("error", f"{type(e).__name__}: {e}"))
+        except Exception:  # report with the traceback, don't hang the trainer
+            conn.send(("error", traceback.format_exc()))
 
 
 class AsyncCollector:
@@ -137,7 +142,11 @@ class AsyncCollector:
         self.pending = sub
 
     def result(self) -> tuple[Rollout, dict[str, Any], torch.Tensor]:
-        """Wait for the rollout in flight: ``(rollout, numpy state after it, torch state after it)``."""
+        """Wait for the rollout in flight: ``(rollout, numpy state after it, torch state after it)``.
+
+        Raises:
+            RuntimeError: nothing in flight, or the worker died or failed (its traceback is in the message).
+        """
         if self.pending is None:
             raise RuntimeError("no rollout in flight")
         ro, rng_state, gen_state = self._expect("rollout")
@@ -148,17 +157,17 @@ class AsyncCollector:
         return ro, rng_state, gen_state
 
     def close(self) -> None:
-        """Stop the worker (an in-flight rollout is dropped)."""
+        """Stop the worker. A rollout in flight is dropped at once (the trainer's checkpoint
+        holds what it needs to collect it again)."""
         if self._proc.is_alive():
-            try:
-                if self.pending is not None:
-                    self._conn.recv()
-                self._conn.send(None)
-            except (BrokenPipeError, EOFError, OSError):
-                pass
+            if self.pending is not None:
+                self._proc.terminate()
+            else:
+                with contextlib.suppress(BrokenPipeError, EOFError, OSError):
+                    self._conn.send(None)
             self._proc.join(timeout=10)
             if self._proc.is_alive():
-                self._proc.terminate()
+                self._proc.kill()
         self._conn.close()
         self.pending = None
 

@@ -64,7 +64,7 @@ def resolve_config(args: argparse.Namespace) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    from .._extras import MissingExtraError, require
+    from ..extras import MissingExtraError, require
 
     try:  # python -m agents.ppo.cli comes here without the console script's check
         require("train", "blot-train")

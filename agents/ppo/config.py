@@ -255,8 +255,9 @@ class TrainConfig:
     deterministic: bool = True
     """torch.use_deterministic_algorithms(True): resumed runs reproduce straight runs exactly."""
     device: Literal["cpu", "cuda", "auto"] = "cpu"
-    """Where the network runs (collection forward passes and updates): ``auto`` takes CUDA when
-    torch sees a GPU, else the CPU. The engine always runs on the CPU."""
+    """Where the network runs: the updates, and the collection's forward passes unless
+    ``rollout.overlap`` puts collection in a CPU worker. ``auto`` takes CUDA when torch sees a
+    GPU, else the CPU. The engine always runs on the CPU."""
     checkpoint_every: int = 10
     """Updates between checkpoints (the last update is always saved)."""
     keep_checkpoints: bool = False
@@ -359,10 +360,6 @@ def apply_overrides(cfg: TrainConfig, overrides: list[str] | tuple[str, ...] | d
     return config_from_dict(merge_overrides(cfg.to_dict(), overrides))
 
 
-
-
-
-
 def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
     """Accept YAML's ints for floats and reject obviously wrong types with a clear message."""
     args = set(typing.get_args(hint))
@@ -396,14 +393,6 @@ def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
 #: the YAML section of each config class, for error messages (``rollout.reward_scale``)
 _SECTION = {"TrainConfig": "", "NetworkConfig": "network.", "PPOConfig": "ppo.", "RolloutConfig": "rollout.",
             "PoolConfig": "pool.", "PretrainConfig": "pretrain.", "EvalConfig": "eval."}
-
-
-
-
-
-
-
-
 
 
 # --------------------------------------------------------------------------- documentation

@@ -2,13 +2,15 @@
 
 Inputs. The actor reads the observation, either as ``float32[B, D]`` values (what
 ``ObservationEncoder.encode`` and the AEC env give) or as the engine's compact ``uint8[B, D]``
-numerators (``BatchedEngine(obs_dtype="uint8")``), which the network turns into the same
-values by multiplying with the encoder's ``quantum`` (exact: every entry is an integer
-multiple of its quantum). The critic reads the same observation and, with
-``NetworkConfig.critic = "privileged"``, also ``uint8[B, P]`` hidden features (every seat's
-cards, ``BatchedEngine.privileged``): a critic that sees all hands during training only
-(PerfectDou's "perfect-training, imperfect-execution"). The actor never reads them, and an
-exported policy has no critic at all.
+numerators (``BatchedEngine(obs_dtype="uint8")``), which the network turns into values by
+multiplying with the encoder's ``quantum`` (every entry is an integer multiple of its quantum,
+so this gives the encoder's values to float32 rounding; the trained agent feeds the same
+numerators, ``ObservationEncoder.quantize``). The critic reads the same observation and,
+with ``NetworkConfig.critic = "privileged"``, also ``uint8[B, P]`` hidden features (every
+seat's cards, :func:`blot_env.observation.privileged_features`): a critic that sees all hands
+during training only (PerfectDou's "perfect-training, imperfect-execution"). The actor never
+reads them; a policy file keeps the critic for the light search (agents/search/net_search.py),
+which feeds it the hands of sampled worlds, never the real ones.
 
 Policy head by action groups. A legal mask never mixes auction calls with play-phase actions
 (a test checks it on every preset), and on ``bazar`` 638 of the 681 ids are calls. When the
@@ -32,14 +34,12 @@ import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
 
-from blot_env.actions import ActionLayout
+from blot_env.actions import AUCTION_BLOCKS, ActionLayout
+from blot_env.observation import privileged_size
 
 from .config import NetworkConfig, TrainConfig
 from .distributions import MASK_LOGIT, MaskedCategorical
 from .sparse import SparseInput, SparseLinear
-
-#: layout blocks of the auction (the first action group); every other block is the second group
-AUCTION_BLOCKS = ("PASS", "CONTRA", "RECONTRA", "BID", "KAPUT", "KAPUT_PLUS", "TAKE", "NAME")
 
 
 def layer_init(layer: nn.Linear, std: float = math.sqrt(2), bias: float = 0.0) -> nn.Linear:
@@ -181,15 +181,42 @@ class ActorCritic(nn.Module):
         """``float32[B]`` value estimates."""
         return self.forward(obs, privileged)[1]
 
+    def critic_value(self, obs: Tensor, privileged: Tensor | None = None) -> Tensor:
+        """``float32[B]`` value estimates (reward units) without running the actor (separate trunks);
+        ``obs [B, D]`` values or numerators, ``privileged uint8[B, P]`` for a privileged critic.
+
+        Raises:
+            ValueError: a privileged critic without ``privileged``.
+        """
+        if self.critic_trunk is None:
+            return self.value(obs, privileged)
+        xc = self._inputs(obs, privileged, critic=True)
+        return self.value_head(self._run(self.critic_trunk, xc)).squeeze(-1)
+
     def dist(self, obs: Tensor, mask: Tensor, privileged: Tensor | None = None) -> tuple[MaskedCategorical, Tensor]:
-        """(masked distribution over all A ids, value) for ``obs [B, D]`` and ``mask bool[B, A]``."""
+        """(masked distribution over all A ids, value) for ``obs [B, D]`` and ``mask bool[B, A]``
+        (the full head; tests and integrations use it)."""
         logits, value = self.forward(obs, privileged)
         return MaskedCategorical(logits, mask), value
 
     # ------------------------------------------------------------------ grouped-head API
     def row_groups(self, mask: Tensor) -> Tensor:
-        """``int64[B]``: the action group of each row (the group of its first legal action)."""
-        return self.group_of[mask.to(torch.uint8).argmax(dim=-1)]
+        """``int64[B]``: the action group of each row (the group of its first legal action).
+
+        Raises:
+            ValueError: a row has no legal action, or legal actions in two groups.
+        """
+        m = mask.to(torch.bool)
+        gid = self.group_of[m.to(torch.uint8).argmax(dim=-1)]
+        if len(self.groups) > 1:
+            per = torch.stack([m[:, a:b].any(dim=-1) for a, b in self.groups], dim=-1).sum(dim=-1)
+            if bool((per != 1).any()):
+                bad = int((per != 1).nonzero()[0, 0])
+                what = "no legal action" if int(per[bad]) == 0 else "legal actions in two action groups"
+                raise ValueError(f"mask row {bad} has {what} (auction calls and play-phase actions never mix)")
+        elif not bool(m.any(dim=-1).all()):
+            raise ValueError("every row of the mask needs at least one legal action")
+        return gid
 
     def _group_rows(self, mask: Tensor, gid: Tensor | None = None) -> list[tuple[int, int, Tensor]]:
         """Per action group ``(start, stop, rows int64[k])`` of the rows whose legal actions lie in it
@@ -235,7 +262,19 @@ class ActorCritic(nn.Module):
             privileged: Tensor | None = None, with_value: bool = True) -> tuple[Tensor, Tensor, Tensor | None]:
         """Sample (or, ``greedy``, take the most likely) legal actions, group by group.
 
+        Args:
+            obs: ``[B, D]`` observation values (float32) or numerators (uint8).
+            mask: ``bool[B, A]`` legal actions (one action group per row).
+            generator: the torch generator of the sampling (on the network's device).
+            greedy: take the most likely legal action instead of sampling.
+            privileged: ``uint8[B, P]`` critic features (a privileged critic with ``with_value``).
+            with_value: also compute the critic's value.
+
         Returns ``(actions int64[B], log_prob float32[B], value float32[B] or None)``.
+
+        Raises:
+            ValueError: a mask row with no legal action or with legal actions in two groups; a
+                privileged critic asked for a value without ``privileged``.
         """
         h, hv = self._hidden(obs, privileged, critic=with_value)
         B = h.shape[0]
@@ -256,12 +295,6 @@ class ActorCritic(nn.Module):
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
-
-
-def privileged_size(num_players: int) -> int:
-    """P, the size of the privileged critic features (``BatchedEngine.privileged``): 32 cards per
-    seat, then the stock."""
-    return 32 * num_players + 32
 
 
 def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorCritic:
@@ -318,5 +351,5 @@ def initial_policy_bias(layout: ActionLayout, kind: str) -> Tensor | None:
     return None
 
 
-__all__ = ["AUCTION_BLOCKS", "ActorCritic", "action_groups", "auction_prior_bias", "block_uniform_bias",
-           "build_policy", "initial_policy_bias", "layer_init", "privileged_size"]
+__all__ = ["ActorCritic", "action_groups", "auction_prior_bias", "block_uniform_bias",
+           "build_policy", "initial_policy_bias", "layer_init"]

@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from blot_env.errors import ConfigError
+from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig
 
 from ..base import reset_agent
@@ -46,10 +47,9 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     """
     if agent_factory is None:
         raise ConfigError("behaviour cloning needs an agent factory (agents.registry.make_agent)")
-    make_agent = agent_factory
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
-    agents = [[make_agent(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
+    agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
     obs, masks, acts, seat_of, env_of, privs = [], [], [], [], [], []
     returns: list[float] = []
     pending: dict[tuple[int, int], list[int]] = {}
@@ -99,7 +99,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         "returns": np.asarray(returns, dtype=np.float32),
     }
     if privileged:
-        data["privileged"] = np.stack(privs) if privs else np.zeros((0, 32 * n + 32), np.uint8)
+        data["privileged"] = np.stack(privs) if privs else np.zeros((0, privileged_size(n)), np.uint8)
     return data
 
 

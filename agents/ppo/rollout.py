@@ -33,6 +33,7 @@ import torch
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
 from blot_env.errors import ConfigError
+from blot_env.observation import privileged_features, privileged_size
 from blot_env.rules_config import RulesConfig
 from blot_env.scoring import DealResult, side_score_difference
 from blot_env.state import State
@@ -40,7 +41,7 @@ from blot_env.view import SeatView, seat_view
 
 from ..base import reset_agent
 from .config import PoolConfig, RolloutConfig
-from .network import ActorCritic, privileged_size
+from .network import ActorCritic
 
 LEARNER = -1
 """Controller id of the learning policy in a deal's per-seat controller array."""
@@ -54,19 +55,6 @@ def make_encoder(rules: RulesConfig, kind: str):
     from blot_env.observation import ObservationEncoder
 
     return ObservationEncoder(rules, kind)
-
-
-def privileged_of_state(state: State, seat: int) -> np.ndarray:
-    """``uint8[P]``: the reference twin of ``BatchedEngine.privileged`` for one state: the cards
-    each relative seat holds now (seat ``(seat + r) % n`` at ``32 r``), then the stock."""
-    n = state.cfg.num_players
-    out = np.zeros(privileged_size(state.cfg.num_players), dtype=np.uint8)
-    for r in range(n):
-        m = state.hands[(seat + r) % n]
-        out[32 * r:32 * r + 32] = (m >> np.arange(32)) & 1
-    for c in state.stock:
-        out[32 * n + c] = 1
-    return out
 
 
 # --------------------------------------------------------------------------- engine vector
@@ -163,8 +151,9 @@ class EngineVector:
         return self._out(rewards, done, passed)
 
     def privileged(self, envs: np.ndarray) -> np.ndarray:
-        """``uint8[len(envs), P]`` hidden features of the acting seats (see :func:`privileged_of_state`)."""
-        return np.stack([privileged_of_state(self.states[e], int(self.seat[e])) for e in envs]) if len(envs) else \
+        """``uint8[len(envs), P]``: the acting seats' hidden features
+        (:func:`blot_env.observation.privileged_features`)."""
+        return np.stack([privileged_features(self.states[e], int(self.seat[e])) for e in envs]) if len(envs) else \
             np.zeros((0, privileged_size(self.rules.num_players)), np.uint8)
 
 
@@ -270,6 +259,7 @@ class OpponentPool:
         self.factory = agent_factory
         self.baselines = [PoolMember(name, "baseline", seed=seed + 1000 + i) for i, name in enumerate(cfg.baselines)]
         self.snapshots: list[PoolMember] = []
+        self._snap = -1  # the rollout's snapshot (begin_rollout)
         self._agents: dict[tuple[str, int], Any] = {}
         if self.baselines and cfg.opponent_prob > 0:
             if agent_factory is None:
@@ -314,13 +304,14 @@ class OpponentPool:
                 w = np.asarray(self.cfg.baseline_probs, dtype=np.float64)
                 return int(rng.choice(nb, p=w / w.sum()))
             return int(rng.integers(nb))
-        return nb + (self._snap if 0 <= getattr(self, "_snap", -1) < ns else int(rng.integers(ns)))
+        return nb + (self._snap if 0 <= self._snap < ns else int(rng.integers(ns)))
 
     def state_dict(self) -> dict:
         """The snapshots' actor weights (snapshots act; they never need their critic)."""
         return {"snapshots": [(m.name, _actor_state(m.net)) for m in self.snapshots]}
 
     def load_state_dict(self, state: dict, template: ActorCritic) -> None:
+        """Rebuild the snapshots from :meth:`state_dict`'s weights, each a frozen copy of ``template``."""
         self.snapshots = []
         for name, sd in state["snapshots"]:
             net = copy.deepcopy(template)
@@ -557,7 +548,6 @@ class RolloutCollector:
             stats=stats,
         )
 
-
     def _stack_privileged(self, parts: list[np.ndarray]) -> np.ndarray:
         if parts:
             return np.concatenate(parts)
@@ -642,5 +632,4 @@ __all__ = [
     "VecStep",
     "compute_gae",
     "make_encoder",
-    "privileged_of_state",
 ]

@@ -5,9 +5,11 @@ one side against a pool member), compute GAE over the per-seat trajectories, the
 ``ppo.update_epochs`` passes of ``ppo.num_minibatches`` minibatches.
 
 Exact resume: a checkpoint holds the policy, the optimizer, every random stream (numpy
-Generator for deals/pool/minibatches, torch Generator for action sampling), the counters
-and the pool's snapshots; all are restored, ``torch.set_num_threads(cfg.torch_threads)``
-and ``torch.use_deterministic_algorithms(cfg.deterministic)`` are set, and rollouts end on
+Generator for deals/pool/minibatches, torch Generator for action sampling; with
+``rollout.overlap`` also the worker's two streams and the rollout in flight: its parameters,
+snapshots and stream states), the counters and the pool's snapshots; all are restored,
+``torch.set_num_threads(cfg.torch_threads)`` and
+``torch.use_deterministic_algorithms(cfg.deterministic)`` are set, and rollouts end on
 deal boundaries, so "train k updates, save, resume for m more" gives the same parameters as
 "train k + m updates" (tested in tests/test_ppo.py). Both settings are process-wide torch
 state, set when a trainer is built.
@@ -269,9 +271,9 @@ class PPOTrainer:
 
     def _submission(self) -> Submission:
         """The next rollout's job for the worker: the current parameters, snapshots and streams."""
-        params = {k: v.detach().to("cpu", copy=True) for k, v in self.policy.state_dict().items()}
-        return Submission(self.cfg.rollout.deals_per_rollout, params, self.pool.state_dict()["snapshots"],
-                          self._col_rng_state, self._col_gen_state)
+        params = _cpu(self.policy.state_dict())
+        snaps = [(n, _cpu(sd)) for n, sd in self.pool.state_dict()["snapshots"]]
+        return Submission(self.cfg.rollout.deals_per_rollout, params, snaps, self._col_rng_state, self._col_gen_state)
 
     def _next_rollout(self) -> Rollout:
         """Collect one rollout: in this process, or (``rollout.overlap``) take the worker's and
@@ -373,10 +375,8 @@ class PPOTrainer:
         """
         from .agent import PPOAgent
 
-        was = next(self.policy.parameters()).device
-        agent = PPOAgent(copy.deepcopy(self.policy).to("cpu"), self.encoder, greedy=True)
+        agent = PPOAgent(copy.deepcopy(self.policy).to("cpu"), self.encoder, greedy=True, config=self.cfg)
         out = self.evaluator(agent)
-        self.policy.to(was)
         log.info("update %d eval: %s", self.update_no, out)
         return out
 
@@ -411,10 +411,12 @@ class PPOTrainer:
         return out
 
     def _load_collector_state(self, st: dict[str, Any] | None) -> None:
-        if not self.overlap:
-            return
+        if (st is None) == self.overlap:
+            was = "without" if st is None else "with"
+            raise ConfigError(f"the checkpoint was written {was} rollout.overlap (the collection streams differ); "
+                              f"resume it with rollout.overlap={'false' if st is None else 'true'}")
         if st is None:
-            raise ConfigError("the checkpoint was written without rollout.overlap; resume it with overlap off")
+            return
         self._col_rng_state, self._col_gen_state = st["rng_state"], st["gen_state"]
         self._inflight = None
         d = st.get("inflight")
@@ -438,7 +440,7 @@ class PPOTrainer:
         Raises:
             ConfigError: wrong format, or a preset / observation / network that differs from this run's.
         """
-        ck = torch.load(path, map_location=self.device, weights_only=True)
+        ck = torch.load(path, map_location="cpu", weights_only=True)  # generator states must stay CPU tensors
         if ck.get("format") != CHECKPOINT_FORMAT:
             raise ConfigError(f"{path}: not a {CHECKPOINT_FORMAT} file")
         old = config_from_saved(ck["config"])
@@ -447,9 +449,9 @@ class PPOTrainer:
                 raise ConfigError(f"{path}: checkpoint {key}={getattr(old, key)!r} differs from the run's "
                                   f"{getattr(self.cfg, key)!r}")
         self.policy.load_state_dict(ck["policy"])
-        self.optimizer.load_state_dict(ck["optimizer"])
+        self.optimizer.load_state_dict(ck["optimizer"])  # moves the Adam state to the parameters' device
         self.rng.bit_generator.state = ck["rng"]["numpy"]
-        self.gen.set_state(ck["rng"]["torch_sample"].cpu() if self.device.type == "cpu" else ck["rng"]["torch_sample"])
+        self.gen.set_state(ck["rng"]["torch_sample"])
         c = ck["counters"]
         self.update_no, self.global_step = int(c["update"]), int(c["global_step"])
         self.env_steps, self.deals, self.wall_time = int(c["env_steps"]), int(c["deals"]), float(c["wall_time"])
@@ -459,7 +461,7 @@ class PPOTrainer:
         self.policy.eval()
 
     def export_policy(self, path: str | Path) -> None:
-        """Write the acting part of the policy (actor weights, config) for :func:`agents.ppo.agent.load_ppo_agent`."""
+        """Write the policy file (network weights and config) for :func:`agents.ppo.agent.load_ppo_agent`."""
         save_policy(self.policy, self.cfg, path, {"update": self.update_no, "global_step": self.global_step,
                                                   "deals": self.deals, "wall_time": self.wall_time})
 
@@ -479,15 +481,20 @@ class PPOTrainer:
                 self._writer.add_scalar(f"{group}/{k}", v, step)
 
 
+def _cpu(sd: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """A CPU copy of a state dict (what crosses to the worker process and into files)."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in sd.items()}
+
+
 def save_policy(policy: ActorCritic, cfg: TrainConfig, path: str | Path, meta: dict[str, Any] | None = None) -> None:
     """Write the network's weights (actor and critic, no optimizer) and the config needed to rebuild
     the agent. The agent acts with the actor only; the critic serves the light search
     (agents/search/net_search.py)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    actor = {k: v.detach().cpu().clone() for k, v in policy.state_dict().items()}
+    weights = _cpu(policy.state_dict())
     data = {"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
-            "num_actions": policy.num_actions, "policy": actor, "meta": dict(meta or {})}
+            "num_actions": policy.num_actions, "policy": weights, "meta": dict(meta or {})}
     tmp = path.with_suffix(path.suffix + ".tmp")
     torch.save(data, tmp)
     os.replace(tmp, path)

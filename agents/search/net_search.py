@@ -18,7 +18,7 @@ than one legal action as follows (docs/search.md):
 The network alone decides where no world can be drawn. The critic's values assume the policy's
 own play from the next position on, so this is one step of policy improvement, not a
 minimax. It needs a policy file that carries the critic (``policy.pt`` files written since the
-critic was exported; the shipped ones do).
+critic was exported, the shipped ones among them).
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ import numpy as np
 import torch
 
 from blot_env.engine import apply_action, current_seat, deal_result, is_terminal
+from blot_env.errors import ConfigError
+from blot_env.observation import privileged_features
+from blot_env.scoring import side_score_difference
 from blot_env.state import Phase, State
 from blot_env.view import SeatView, seat_view
 
@@ -46,25 +49,29 @@ class NetSearchAgent(BaseAgent):
         k: worlds per decision.
         top: candidate actions per decision (the policy's most likely ones).
         exact_tricks: solve the position exactly when at most this many tricks are left (0: never).
-        reward_scale: the training's ``rollout.reward_scale`` (the critic's unit per score-sheet point).
         name: the agent's name in tables.
 
+    The critic's values are turned into score-sheet units with the agent's training
+    ``rollout.reward_scale`` (``agent.reward_scale``).
+
     Raises:
-        ValueError: the network has no trained critic, or ``k`` / ``top`` below 1.
+        ValueError: ``k`` / ``top`` below 1 or ``exact_tricks`` below 0.
+        ConfigError: the policy file has no critic weights.
     """
 
-    def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2, reward_scale: float = 0.02,
+    def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
                  name: str = "ppo-search") -> None:
         if k < 1 or top < 1 or exact_tricks < 0:
             raise ValueError(f"k and top must be >= 1 and exact_tricks >= 0, got k={k}, top={top}, "
                              f"exact_tricks={exact_tricks}")
         if not getattr(agent, "has_critic", False):
-            raise ValueError(f"{name}: the policy file has no critic weights (export it with a current blot-train)")
+            raise ConfigError(f"{name}: the policy file has no critic weights (a policy exported by an older "
+                              "blot-train); train or export it again")
         self.agent = agent
         self.net = agent.policy
         self.encoder = agent.encoder
         self.k, self.top, self.exact_tricks = int(k), int(top), int(exact_tricks)
-        self.reward_scale = float(reward_scale)
+        self.reward_scale = float(agent.reward_scale)
         self.name = name
         self.seconds = 0.0
         self.decisions = 0
@@ -98,8 +105,7 @@ class NetSearchAgent(BaseAgent):
         for i, a in enumerate(cands):
             nxt = apply_action(state, a)
             if is_terminal(nxt):
-                res = deal_result(nxt)
-                out[i] = res.score[me % 2] - res.score[1 - me % 2]
+                out[i] = side_score_difference(deal_result(nxt).score, me)
                 continue
             t = current_seat(nxt)
             left = nxt.cfg.num_tricks - nxt.trick_no
@@ -112,11 +118,10 @@ class NetSearchAgent(BaseAgent):
             obs = np.stack([self.encoder.quantize(self.encoder.encode(seat_view(s, t))) for _, s, t in pending])
             priv = None
             if self.net.privileged:
-                from agents.ppo.rollout import privileged_of_state
-
-                priv = torch.from_numpy(np.stack([privileged_of_state(s, t) for _, s, t in pending]))
+                priv = torch.from_numpy(np.stack([privileged_features(s, t) for _, s, t in pending]))
             with torch.no_grad():
-                v = self.net.value(torch.from_numpy(obs), priv).numpy().astype(np.float64) / self.reward_scale
+                v = self.net.critic_value(torch.from_numpy(obs), priv).numpy().astype(np.float64)
+            v /= self.reward_scale
             for (i, _, t), vi in zip(pending, v):
                 out[i] = vi if t % 2 == me % 2 else -vi
         return out

@@ -32,6 +32,7 @@ from ..cards import cards_of
 from ..codes import PHASE_DONE
 from ..engine import apply_action, deck_mask
 from ..errors import ConfigError, IllegalActionError
+from ..observation import privileged_size
 from ..rules_config import RulesConfig, make_rules, with_overrides
 from ..scoring import DealResult
 from ..state import State
@@ -271,7 +272,7 @@ class BatchedEngine:
         self.S = np.zeros((B, L.ROW), dtype=np.int64)
         self._deal_no = np.zeros(B, dtype=np.int64)
         self._obs = np.zeros((B, D), dtype=np.dtype(obs_dtype))
-        self.privileged_size = 32 * n + 32
+        self.privileged_size = privileged_size(n)
         # the mask buffer is padded to a multiple of 8 columns so the sampler reads it by words;
         # the compiled code gets the whole (C-contiguous) buffer, callers the first A columns
         self._mask_full = np.zeros((B, (A + 7) // 8 * 8), dtype=np.int8)
@@ -387,7 +388,8 @@ class BatchedEngine:
         still in the stock. Zeros for idle rows.
 
         **Hidden information**, for a critic that sees all hands during training (the
-        "perfect-training, imperfect-execution" scheme); a policy must never read it.
+        "perfect-training, imperfect-execution" scheme); a policy must never read it. The
+        reference twin is :func:`blot_env.observation.privileged_features`.
 
         Args:
             rows: row indices (default: all rows, in order).
