@@ -406,5 +406,5 @@ def test_resume_keeps_the_overlap_setting(tmp_path, first):
     cfg = apply_overrides(load_config(TINY), ["total_steps=100000", f"rollout.overlap={str(first).lower()}"])
     build_trainer(cfg, tmp_path).train(max_updates=1)
     other = apply_overrides(cfg, [f"rollout.overlap={str(not first).lower()}"])
-    with pytest.raises(ConfigError, match="rollout.overlap"):
+    with pytest.raises(ConfigError, match=r"rollout\.overlap"):
         build_trainer(other, tmp_path, resume=True)
