@@ -43,6 +43,7 @@ def test_sparse_layer_matches_the_dense_product():
     enc = ObservationEncoder(eng.cfg)
     q = torch.from_numpy(enc.quantum)
     x, p = torch.from_numpy(obs), torch.from_numpy(priv)
+    torch.manual_seed(0)
     layer = SparseLinear(x.shape[1] + p.shape[1], 16)
     dense = torch.cat([x.float() * q, p.float()], dim=1)
     sp = SparseInput.from_numerators([(x, q), (p, torch.ones(p.shape[1]))])
@@ -55,8 +56,9 @@ def test_sparse_layer_matches_the_dense_product():
     y2 = layer(dense)
     (y2 * g).sum().backward()
     torch.testing.assert_close(y1, y2, rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(gw1, layer.weight.grad, rtol=1e-5, atol=1e-5)
-    torch.testing.assert_close(gb1, layer.bias.grad, rtol=1e-5, atol=1e-5)
+    # a weight's gradient sums over the batch's rows (640 here): float32 order differences of 1e-5 relative
+    torch.testing.assert_close(gw1, layer.weight.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(gb1, layer.bias.grad, rtol=1e-4, atol=1e-4)
 
 
 @pytest.mark.parametrize("preset", ["bazar", "duel"])
@@ -80,3 +82,26 @@ def test_grouped_head_matches_the_full_head(preset, input_layer):
     torch.testing.assert_close(lp, full.log_prob(a), rtol=1e-5, atol=1e-5)
     greedy, _, _ = net.act(x, m, greedy=True, privileged=p)
     assert torch.equal(greedy, full.mode())
+
+
+@pytest.mark.parametrize("critic", ["privileged", "observation"])
+def test_minibatch_rows_taken_from_the_batch_inputs_are_the_same(critic):
+    # the trainer extracts the sparse layer's active entries once per update and takes each
+    # minibatch's rows from them: the numbers are exactly those of extracting the rows anew
+    eng, obs, masks, priv = _batch("bazar", steps=12)
+    cfg = TrainConfig(preset="bazar", network=NetworkConfig(hidden=(32,), critic=critic, input_layer="sparse"))
+    net = build_policy(cfg, ObservationEncoder(eng.cfg), eng.layout)
+    x, m, p = torch.from_numpy(obs), torch.from_numpy(masks), torch.from_numpy(priv)
+    acts = MaskedCategorical(net(x, p)[0], m).sample(torch.Generator().manual_seed(0))
+    pre = net.sparse_inputs(x, p)
+    assert pre is not None and (pre[1] is pre[0]) == (critic == "observation")
+    rows = torch.from_numpy(np.random.default_rng(3).permutation(len(x))[: len(x) // 3])
+    xa = pre[0].take(rows.numpy())
+    inputs = (xa, xa if pre[1] is pre[0] else pre[1].take(rows.numpy()))
+    got = net.policy_terms(None, m[rows], acts[rows], inputs=inputs)
+    want = net.policy_terms(x[rows], m[rows], acts[rows], p[rows])
+    for g, w in zip(got, want):
+        assert torch.equal(g, w)
+    dense = build_policy(TrainConfig(preset="bazar", network=NetworkConfig(hidden=(32,), input_layer="dense")),
+                         ObservationEncoder(eng.cfg), eng.layout)
+    assert dense.sparse_inputs(x, p) is None

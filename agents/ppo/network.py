@@ -157,15 +157,30 @@ class ActorCritic(nn.Module):
                 h = layer(h)
         return h.float()
 
-    def _hidden(self, obs: Tensor, privileged: Tensor | None, critic: bool = True) -> tuple[Tensor, Tensor | None]:
-        """(actor hidden ``float32[B, H]``, critic hidden or None)."""
+    def sparse_inputs(self, obs: Tensor, privileged: Tensor | None) -> tuple[SparseInput, SparseInput] | None:
+        """The first layers' inputs of a whole batch (actor, critic), for :meth:`policy_terms`'s
+        ``inputs`` after :meth:`SparseInput.take` of a minibatch's rows; None where the network
+        does not take the sparse path (dense layer, float values, not on the CPU)."""
+        if not (self.sparse and obs.dtype == torch.uint8 and obs.device.type == "cpu"):
+            return None
         xa = self._inputs(obs, None, critic=False)
+        xc = self._inputs(obs, privileged, critic=True) if self.privileged else xa
+        return xa, xc
+
+    def _hidden(self, obs: Tensor | None, privileged: Tensor | None, critic: bool = True,
+                inputs: tuple[SparseInput, SparseInput] | None = None) -> tuple[Tensor, Tensor | None]:
+        """(actor hidden ``float32[B, H]``, critic hidden or None); ``inputs``: the first layers'
+        inputs already extracted (:meth:`sparse_inputs`), in place of ``obs`` and ``privileged``."""
+        xa = inputs[0] if inputs is not None else self._inputs(obs, None, critic=False)
         h = self._run(self.actor_trunk, xa)
         if not critic:
             return h, None
         if self.critic_trunk is None:
             return h, h
-        xc = xa if not self.privileged else self._inputs(obs, privileged, critic=True)
+        if inputs is not None:
+            xc = inputs[1]
+        else:
+            xc = xa if not self.privileged else self._inputs(obs, privileged, critic=True)
         return h, self._run(self.critic_trunk, xc)
 
     # ------------------------------------------------------------------ full-head API
@@ -238,13 +253,15 @@ class ActorCritic(nn.Module):
         m = mask.index_select(0, rows)[:, a:b].to(torch.bool)
         return torch.where(m, lg, torch.full_like(lg, MASK_LOGIT))
 
-    def policy_terms(self, obs: Tensor, mask: Tensor, actions: Tensor, privileged: Tensor | None = None,
-                     with_value: bool = True, groups: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
+    def policy_terms(self, obs: Tensor | None, mask: Tensor, actions: Tensor, privileged: Tensor | None = None,
+                     with_value: bool = True, groups: Tensor | None = None,
+                     inputs: tuple[SparseInput, SparseInput] | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
         """``(log_prob float32[B], entropy float32[B], value float32[B] or None)`` of ``actions``
         (``int64[B]``, legal) under the masked policy, computed group by group (see the module doc;
-        ``groups``: :meth:`row_groups` of ``mask``, when the caller has it). Entropy is in nats over
-        the legal actions only."""
-        h, hv = self._hidden(obs, privileged, critic=with_value)
+        ``groups``: :meth:`row_groups` of ``mask``, when the caller has it; ``inputs``: the rows'
+        first-layer inputs from :meth:`sparse_inputs`, in place of ``obs`` and ``privileged``, with
+        the same result). Entropy is in nats over the legal actions only."""
+        h, hv = self._hidden(obs, privileged, critic=with_value, inputs=inputs)
         B = h.shape[0]
         logp = h.new_empty(B)
         ent = h.new_empty(B)

@@ -62,6 +62,26 @@ def _extract(a, qa, b, qb):
     return offsets, index, value
 
 
+@numba.njit(cache=True, nogil=True)
+def _take(offsets, index, value, rows):
+    """The CSR arrays of the rows ``rows`` (``int64[k]``, in that order) of a CSR batch."""
+    k = rows.shape[0]
+    out_off = np.zeros(k + 1, dtype=np.int64)
+    for i in range(k):
+        r = rows[i]
+        out_off[i + 1] = out_off[i] + offsets[r + 1] - offsets[r]
+    out_idx = np.empty(out_off[k], dtype=np.int32)
+    out_val = np.empty(out_off[k], dtype=np.float32)
+    for i in range(k):
+        r = rows[i]
+        o = out_off[i]
+        for j in range(offsets[r], offsets[r + 1]):
+            out_idx[o] = index[j]
+            out_val[o] = value[j]
+            o += 1
+    return out_off, out_idx, out_val
+
+
 @numba.njit(cache=True, nogil=True, fastmath=True)
 def _forward(offsets, index, value, W, bias, out):
     """``out[r] = bias + sum_k value[k] * W[index[k]]`` over row ``r``'s entries (``W float32[D, H]``)."""
@@ -112,6 +132,12 @@ class SparseInput:
             b, qb = a[:, :0], qa[:0]
         off, idx, val = _extract(_np(a), _np(qa), _np(b), _np(qb))
         return cls(off, idx, val)
+
+    def take(self, rows: np.ndarray | Tensor) -> SparseInput:
+        """The rows ``rows`` (``int64[k]`` indices, in that order) of this batch: the same entries
+        as extracting those rows again, without rescanning the dense rows (PPO's minibatches)."""
+        r = rows.numpy() if isinstance(rows, Tensor) else rows
+        return SparseInput(*_take(self.offsets, self.index, self.value, np.ascontiguousarray(r, dtype=np.int64)))
 
 
 def _np(t: Tensor) -> np.ndarray:

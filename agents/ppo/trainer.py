@@ -311,6 +311,8 @@ class PPOTrainer:
         b_adv = torch.from_numpy(adv).to(dev)
         b_ret = torch.from_numpy(ret).to(dev)
         groups = self.policy.row_groups(masks)
+        # the sparse input layer's active entries, found once per update (a minibatch takes its rows)
+        pre = self.policy.sparse_inputs(obs, priv)
         mb_size = max(1, math.ceil(T / p.num_minibatches))
         sums: dict[str, float] = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0,
                                   "old_approx_kl": 0.0, "clipfrac": 0.0, "grad_norm": 0.0}
@@ -324,9 +326,16 @@ class PPOTrainer:
             kls = []
             for start in range(0, T, mb_size):
                 idx = perm[start:start + mb_size]
-                new_logp, entropy, new_v = self.policy.policy_terms(
-                    obs.index_select(0, idx), masks.index_select(0, idx), actions[idx],
-                    None if priv is None else priv.index_select(0, idx), groups=groups[idx])
+                if pre is None:
+                    new_logp, entropy, new_v = self.policy.policy_terms(
+                        obs.index_select(0, idx), masks.index_select(0, idx), actions[idx],
+                        None if priv is None else priv.index_select(0, idx), groups=groups[idx])
+                else:
+                    rows = idx.numpy()
+                    xa = pre[0].take(rows)
+                    new_logp, entropy, new_v = self.policy.policy_terms(
+                        None, masks.index_select(0, idx), actions[idx], groups=groups[idx],
+                        inputs=(xa, xa if pre[1] is pre[0] else pre[1].take(rows)))
                 logratio = new_logp - old_logp[idx]
                 ratio = logratio.exp()
                 with torch.no_grad():
