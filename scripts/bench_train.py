@@ -24,8 +24,8 @@ The rows, from today's settings to the shipped config, change one thing each:
               shipped config, configs/ppo_<preset>.yaml
 
 ``--json`` prints one object: ``{"preset", "obs_kind", "rows": [...], "end_to_end_steps_per_s"
-(the ``fast`` row), "baseline_end_to_end_steps_per_s", "speedup", "torch_threads", "cpus",
-"torch", "device"}``.
+(the ``fast`` row), "baseline_end_to_end_steps_per_s", "speedup", "torch_threads" and "processes"
+(of the ``fast`` row), "cpus", "torch", "device", "cuda"}``; every row also carries its own.
 """
 
 from __future__ import annotations
@@ -110,6 +110,10 @@ def run(preset: str, obs_kind: str, updates: int, only: set[str] | None, extra: 
     by = {r["row"]: r for r in rows}
     if "fast" in by:
         out["end_to_end_steps_per_s"] = by["fast"]["end_to_end_steps_per_s"]
+        # the thread settings of the measured configuration: torch threads per process, and
+        # processes (the trainer, plus the collection worker with rollout.overlap)
+        out["torch_threads"] = by["fast"]["torch_threads"]
+        out["processes"] = 2 if by["fast"]["overlap"] else 1
     if "baseline" in by:
         out["baseline_end_to_end_steps_per_s"] = by["baseline"]["end_to_end_steps_per_s"]
     if "fast" in by and "baseline" in by:
