@@ -20,7 +20,7 @@ from pathlib import Path
 
 
 def load(run: Path, opponent: str) -> list[dict[str, float]]:
-    """The evaluation rows of ``run/metrics.csv`` for ``opponent`` (step, minutes, mean, lo, hi).
+    """The evaluation rows of the run's ``metrics.csv`` for ``opponent`` (step, minutes, mean, lo, hi).
 
     Raises:
         FileNotFoundError: no metrics.csv; KeyError: the run never evaluated against ``opponent``.
