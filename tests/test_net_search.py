@@ -33,14 +33,22 @@ def test_search_agent_plays_legal_deals_and_uses_the_critic(policy_file):
     assert isinstance(agent, NetSearchAgent) and agent.k == 3
     rules = make_rules(preset)
     rng = np.random.default_rng(0)
-    for d in range(2):
+    bidder = make_agent("rules", preset)  # the auction by rules, so that the deals reach the card play
+    auction_calls = 0
+    for d in range(3):
         s = deal_random(rules, rng, d % rules.num_players)
         while not is_terminal(s):
             view = seat_view(s, current_seat(s))
             a = agent.act(view, rng)
             assert a in view.legal
+            if s.phase.name != "PLAY" and len(view.legal) > 1:
+                # outside the card play the search leaves the choice to the policy
+                acts, probs = agent.agent.action_probs(view)
+                assert a == int(acts[int(np.argmax(probs))])
+                auction_calls += 1
+                a = bidder.act(view, rng)
             s = apply_action(s, a)
-    assert agent.decisions > 10 and agent.seconds > 0
+    assert agent.decisions > 5 and agent.seconds > 0 and auction_calls > 0
 
 
 def test_search_values_are_exact_at_the_end(policy_file):
