@@ -1,17 +1,11 @@
-"""Which optional extra (pyproject.toml ``[project.optional-dependencies]``) a command needs,
-and the console-script entry points that say so before they import it.
-
-A plain ``pip install -e .`` installs every console script but only the base dependencies;
-``blot-train`` needs the ``train`` extra (torch, pyyaml). Its entry point here looks the
-modules up (without importing them) and, when one is missing, prints one line naming the
-extra and the command that installs it, and exits 1, instead of a ``ModuleNotFoundError``
-traceback.
+"""Which optional extra (pyproject.toml ``[project.optional-dependencies]``) a command or an
+agent needs, and the error that names it (the console scripts that check it before importing
+their command are in agents/console.py).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import sys
 from collections.abc import Sequence
 
 #: extra -> the import names a command of that extra needs
@@ -61,34 +55,4 @@ def require(group: str, what: str) -> None:
                                 f"{install_hint(extra)}")
 
 
-def _missing(group: str, what: str, command: str) -> bool:
-    """Print ``command: <what> needs ...; install ...`` and return True when ``group`` is missing."""
-    try:
-        require(group, what)
-    except MissingExtraError as e:
-        print(f"{command}: {e}", file=sys.stderr)
-        return True
-    return False
-
-
-def blot_train() -> int:
-    """``blot-train``: the PPO trainer (``agents.ppo.cli:main``), which needs the train extra."""
-    if _missing("train", "blot-train", "blot-train"):
-        return 1
-    from agents.ppo.cli import main
-
-    return int(main() or 0)
-
-
-def blot_eval() -> int:
-    """``blot-eval`` (``agents.arena_cli:main``): base dependencies only; ``--plot`` needs matplotlib
-    (train extra) and the PPO agents torch (the registry names the extra when one is asked for)."""
-    plot = any(a == "--plot" or a.startswith("--plot=") for a in sys.argv[1:])
-    if plot and _missing("plot", "blot-eval --plot", "blot-eval"):
-        return 1
-    from agents.arena_cli import main
-
-    return int(main() or 0)
-
-
-__all__ = ["EXTRAS", "MissingExtraError", "blot_eval", "blot_train", "install_hint", "missing_modules", "require"]
+__all__ = ["EXTRAS", "MissingExtraError", "install_hint", "missing_modules", "require"]

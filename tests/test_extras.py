@@ -1,5 +1,5 @@
 """A console script that needs an optional extra says which one to install (a plain
-``pip install -e .`` has only the base dependencies): agents/extras.py."""
+``pip install -e .`` has only the base dependencies): agents/extras.py, agents/console.py."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import REPO
 
-from agents import extras
+from agents import console, extras
 from agents.registry import make_agent
 
 
@@ -21,7 +21,7 @@ def _scripts() -> dict[str, str]:
 
 def test_console_scripts_point_at_checked_entries():
     scripts = _scripts()
-    assert scripts == {"blot-train": "agents.extras:blot_train", "blot-eval": "agents.extras:blot_eval",
+    assert scripts == {"blot-train": "agents.console:blot_train", "blot-eval": "agents.console:blot_eval",
                        "blot-replay": "blot_env.replay:main", "blot-play": "agents.play.cli:main",
                        "blot-view": "agents.view.cli:main"}
     for target in scripts.values():
@@ -37,7 +37,7 @@ def _without(monkeypatch, *names: str) -> None:
 def test_blot_train_without_the_train_extra_names_it(monkeypatch, capsys):
     _without(monkeypatch, "yaml")
     monkeypatch.setattr(sys, "argv", ["blot-train", "--config", "configs/ppo_tiny.yaml"])
-    assert extras.blot_train() == 1
+    assert console.blot_train() == 1
     err = capsys.readouterr().err
     assert err.startswith("blot-train: blot-train needs yaml, which the train extra provides; ")
     assert "pip install -e '.[train]'" in err and "Traceback" not in err
@@ -52,13 +52,13 @@ def test_ppo_agent_without_torch_names_the_extra(monkeypatch):
 def test_blot_eval_plot_without_matplotlib_names_the_extra(monkeypatch, capsys):
     _without(monkeypatch, "matplotlib")
     monkeypatch.setattr(sys, "argv", ["blot-eval", "--agent", "random", "--plot", "x.png"])
-    assert extras.blot_eval() == 1
+    assert console.blot_eval() == 1
     assert "blot-eval --plot needs matplotlib, which the train extra provides" in capsys.readouterr().err
 
 
 def test_blot_train_without_yaml_in_a_fresh_interpreter():
     """The way a user meets it: the entry point in a process where pyyaml cannot be imported."""
-    code = "import sys; sys.modules['yaml'] = None; from agents.extras import blot_train; sys.exit(blot_train())"
+    code = "import sys; sys.modules['yaml'] = None; from agents.console import blot_train; sys.exit(blot_train())"
     p = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=120, cwd=REPO)
     assert p.returncode == 1 and "Traceback" not in p.stderr
     assert "install the train extra: pip install -e '.[train]'" in p.stderr
