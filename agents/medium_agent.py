@@ -1,4 +1,4 @@
-"""L2, "Medium": bids checked on sampled deals, card play that counts cards (seed 004 "Средний").
+"""L2, "Medium": bids checked on sampled deals, card play that counts cards (rules text 004 "Средний").
 
 Auction (bazar and belote bidding, rules.md 2.2 and 6): at each call the agent deals the
 cards it cannot see to the other seats at random (``samples`` deals). The deals are read

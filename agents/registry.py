@@ -33,7 +33,7 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
     "rules": RulesAgent,
     "rules-medium": MediumAgent,
 }
-#: aliases of the app's difficulty names (docs/rules.md, Sources: seed 004)
+#: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
 KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K:PATH.pt",
          "PATH.pt")

@@ -1,4 +1,4 @@
-"""L1, "Easy": point-count bidding and greedy card play (docs/evaluation.md, seed 004 "Лёгкий").
+"""L1, "Easy": point-count bidding and greedy card play (docs/evaluation.md, rules text 004 "Лёгкий").
 
 The agent reads only a :class:`~blot_env.view.SeatView`. Every decision is dispatched on the
 action layout's named blocks (``lay.block_of`` / ``lay.params``), never on a preset's name,

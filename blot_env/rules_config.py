@@ -177,27 +177,27 @@ BAZAR_APP = RulesConfig(
     tie_at_target="extra_deal",
 )
 
-#: variant B, rules.md 3 and 5.7 (seed 000 "1 на 1")
+#: variant B, rules.md 3 and 5.7 (rules text 000 "1 на 1")
 DUEL = RulesConfig(
     preset="duel", num_players=2, short_deck=True, hand_size=6, num_tricks=9, auction="duel",
     kaput_bid="none", declarations="manual", long_run="split", carre_table="armenian", scoring="duel",
     capot_tp=21, target=151, tie_at_target="deal_winner", partner_exemption=False,
     jack_forces_dealer=True, duel_open_card_choice=True,
 )
-#: variant C, rules.md 4 and 5.7 (seed 004 "Дуэль")
+#: variant C, rules.md 4 and 5.7 (rules text 004 "Дуэль")
 DUEL_APP = RulesConfig(
     preset="duel-app", num_players=2, short_deck=True, hand_size=5, num_tricks=8, auction="duel",
     allow_nt=False, kaput_bid="none", declarations="auto", long_run="100", carre_table="none",
     scoring="duel", capot_tp=21, target=151, tie_at_target="extra_deal", partner_exemption=False,
     jack_forces_dealer=False, duel_open_card_choice=False,
 )
-#: variant D, rules.md 5 (seed 003): 8 piles of (face-down, face-up) per player
+#: variant D, rules.md 5 (rules text 003): 8 piles of (face-down, face-up) per player
 OPEN = RulesConfig(
     preset="open", num_players=2, hand_size=16, num_tricks=16, auction="open", kaput_bid="none",
     declarations="announce", long_run="100", carre_table="armenian", scoring="open", capot_tp=21,
     target=51, tie_at_target="extra_deal", partner_exemption=False,
 )
-#: variant E, rules.md 6 (seed 002): raw points, bids 80..160, game to 1000
+#: variant E, rules.md 6 (rules text 002): raw points, bids 80..160, game to 1000
 BELOTE = RulesConfig(
     preset="belote", auction="belote", bid_min=80, bid_max=160, bid_step=10, allow_nt=False,
     kaput_bid="none", auction_end_passes=3, contra_end_passes=3, declarations="auto", auto_reveal="end",

@@ -43,7 +43,7 @@ def cs(text: str) -> tuple[int, ...]:
         # plain suit in a trump game: A 10 K Q J 9 8 7 = 11 10 4 3 2 0 0 0
         ("AS", H, 11), ("TS", H, 10), ("KS", H, 4), ("QS", H, 3), ("JS", H, 2), ("9S", H, 0),
         ("8S", H, 0), ("7S", H, 0),
-        # no-trump: the ace is 19 (seed 000 "без козыря ... туз стоит 19"; D-1)
+        # no-trump: the ace is 19 (rules text 000 "без козыря ... туз стоит 19"; D-1)
         ("AC", NT, 19), ("TC", NT, 10), ("KC", NT, 4), ("QC", NT, 3), ("JC", NT, 2), ("9C", NT, 0),
         ("8C", NT, 0), ("7C", NT, 0),
     ],

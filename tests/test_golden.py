@@ -1,6 +1,6 @@
 """Golden deal records (tests/golden/*.json): hand-checked results replayed through the engine.
 
-Every record carries a ``note`` with the hand check (seed 000 passage and the arithmetic of
+Every record carries a ``note`` with the hand check (rules text 000 passage and the arithmetic of
 rules.md 2.5) and a ``trace`` of its tricks from the independent reference code in
 tests/oracles/reference.py. tests/golden/make_golden.py writes them from its case table.
 

@@ -1,4 +1,4 @@
-"""The manual announce/show protocol (rules.md 2.4.2-2.4.3, seed 000 "Объявить и показать").
+"""The manual announce/show protocol (rules.md 2.4.2-2.4.3, rules text 000 "Объявить и показать").
 
 Deals are built with fixed combination cards (the rest dealt so that nothing else combines),
 driven with scripted decisions, and checked on the legal sets along the way and on the exact

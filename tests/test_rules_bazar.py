@@ -136,7 +136,7 @@ def test_sequence_and_carre_seniority(senior, junior, strain):
 
 
 def test_carre_seniority_orders():
-    trump = ["Q", "K", "T", "A", "9", "J"]  # rules.md 1.4 item 2, trump game (seed 000)
+    trump = ["Q", "K", "T", "A", "9", "J"]  # rules.md 1.4 item 2, trump game (rules text 000)
     nt = ["J", "Q", "K", "T", "A"]
     for order, strain in ((trump, H), (nt, NT)):
         keys = [_key(" ".join(r + s for s in "CDHS"), strain) for r in order]

@@ -1,4 +1,4 @@
-"""Classic Belote (`belote`, rules.md 6, seed 002): the 80..160 auction with contra and
+"""Classic Belote (`belote`, rules.md 6, rules text 002): the 80..160 auction with contra and
 surcontra, automatic classic declarations, raw-point scoring, capot 250 + bid. Every E-n
 case of the spec is a test here.
 """

@@ -1,4 +1,4 @@
-"""The duels: `duel` (rules.md 3, seed 000 "1 на 1") and `duel-app` (rules.md 4, seed 004
+"""The duels: `duel` (rules.md 3, rules text 000 "1 на 1") and `duel-app` (rules.md 4, rules text 004
 "Дуэль"), with the normative details of rules.md 5.7. Every B-n / C-n case of the spec is a
 test here, plus the draw order, the calls, the result object and the open card's visibility.
 """
@@ -72,14 +72,14 @@ def test_config_validation(preset, overrides):
     make_rules("duel", jack_forces_dealer=False, duel_open_card_choice=False, allow_nt=False)  # knobs stay free
 
 
-# --- B: duel (seed 000) -----------------------------------------------------------------------
+# --- B: duel (rules text 000) -----------------------------------------------------------------------
 
 # 24 cards, trump H: the 6 undealt cards AS QC KD JC 9S 9D hold 11+3+4+2 = 20 raw
 B1_HANDS = ["9C TC KC AC 9H TH JH QH TD", "KH AH JD QD AD TS JS QS KS"]
 
 
 def test_B1_taker_adds_the_undealt_points():
-    """B-1 (seed 000): taker 84, opponent 58, undealt 20 -> 104 -> 10 and 6."""
+    """B-1 (rules text 000): taker 84, opponent 58, undealt 20 -> 104 -> 10 and 6."""
     s = finished("duel", seat=1, strain="H", points=(58, 84), tricks=(3, 6), hands=B1_HANDS,
                  stock="AS QC KD JC 9S 9D", call="take")
     r = score(s)
@@ -201,10 +201,10 @@ def test_5_7_4_taker_with_every_trick_can_lose_the_comparison():
     assert r.combinations == (22, 0)
 
 
-# --- C: duel-app (seed 004) -----------------------------------------------------------------
+# --- C: duel-app (rules text 004) -----------------------------------------------------------------
 
 def test_C1_rounding():
-    """C-1 (seed 004): 86 -> 9, 85 -> 8."""
+    """C-1 (rules text 004): 86 -> 9, 85 -> 8."""
     assert round_tens(86) == 9 and round_tens(85) == 8
 
 

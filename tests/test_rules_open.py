@@ -1,4 +1,4 @@
-"""Open Blot (`open`, rules.md 5 and 5.7, seed 003): the pile layout, the trump choice, the
+"""Open Blot (`open`, rules.md 5 and 5.7, rules text 003): the pile layout, the trump choice, the
 trick-1 announcements, kaput by points (5.7.5) and the 162-minus scoring. Every D-n case of
 the spec is a test here, plus the face-down cards' visibility.
 """
@@ -55,7 +55,7 @@ def test_preset_table():
 
 
 def test_D1_nt_card_values():
-    """D-1 (seed 003 table): NT A 10 K Q J 9 8 7 = 19 10 4 3 2 0 0 0."""
+    """D-1 (rules text 003 table): NT A 10 K Q J 9 8 7 = 19 10 4 3 2 0 0 0."""
     ranks = ["A", "T", "K", "Q", "J", "9", "8", "7"]
     assert [card_points(parse_cards(r + "S")[0], NT) for r in ranks] == [19, 10, 4, 3, 2, 0, 0, 0]
     assert sum(card_points(c, NT) for c in range(32)) + 10 == 162

@@ -9,7 +9,7 @@ writes the deal or match record (docs/deal-record.md).
 Each finished deal stays on the table (``deal_over``) until :meth:`Game.next_deal` is called,
 so a viewer can show its score before the next one starts.
 
-Levels (the bazar app's difficulty names, seed 004): ``easy`` -> ``rules``, ``medium`` ->
+Levels (the bazar app's difficulty names, rules text 004): ``easy`` -> ``rules``, ``medium`` ->
 ``rules-medium``, ``hard`` -> ``pimc-64``, ``insane`` -> ``pimc-insane``.
 """
 

@@ -2,7 +2,7 @@
 
 Each case gives the cards, the auction, the declaration decisions and a card preference per
 seat (the rest of the play is "the first preferred legal card, else the lowest legal card").
-The ``expected`` result of every case was worked out BY HAND from seed 000 and rules.md 2.5
+The ``expected`` result of every case was worked out BY HAND from rules text 000 and rules.md 2.5
 (the arithmetic is in its ``note``); the tricks and raw card points were checked with the
 independent trick code of tests/oracles/reference.py (``ref_winner``/``ref_points``), whose
 trick-by-trick trace is written into the note. The script refuses to write a record when
@@ -74,7 +74,7 @@ CASES: list[Case] = [
     Case("a22_9H_made_terz_vs_blot", ["TC 9H TH 7S 8S 9S JS KS", "7C 9C KC 7D JD QH KH AS",
                                        "8C QC AC 8D 9D KD 8H JH", "JC TD QD AD 7H AH TS QS"],
          ["bid 9H"] + P4, _res(0, "bid 9H", "none", True, [3, 5], [72, 90], [2, 2], [18, 11]),
-         "A-22 (seed 000 'ставка «9». Карт на 72, у пары терз; у соперников 90 и блот. 72 + 20 = 92 — "
+         "A-22 (rules text 000 'ставка «9». Карт на 72, у пары терз; у соперников 90 и блот. 72 + 20 = 92 — "
          "сыграли ... 9 + 7 + 2 = 18, соперникам 9 + 2 = 11'). Seat 0 holds the terz 7S-8S-9S (the only "
          "sequence), seat 1 the blot KH+QH. c_A = 72, V_A = 72 + 20 = 92 >= 90: made. "
          "A = 9 + r(72)=7 + 2 = 18; D = r(90)=9 + blot 2 = 11.", rules={"declarations": "auto"}),
@@ -264,7 +264,7 @@ MANUAL_CASES: list[Case] = [
          decisions={0: ["announce terz", "show"]}),
     Case("app_kaput_recontra_capot", CAP, ["bid kaput H", "contra", "recontra"],
          _res(0, "bid kaput H", "recontra", True, [8, 0], [162, 0], [0, 0], [125, 0]),
-         "bazar-app (seed 004): kaput is the top bid, contra and recontra still possible (rules.md 2.8). "
+         "bazar-app (rules text 004): kaput is the top bid, contra and recontra still possible (rules.md 2.8). "
          "Made under recontra with all 8 tricks, no combinations: A = 25 x 4 + 25 = 125; D = 0.",
          preset="bazar-app",
          prefer=LEAD_CAP),
