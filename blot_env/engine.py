@@ -18,7 +18,7 @@ from .errors import IllegalActionError
 from .play import explain_illegal_card, legal_cards, trick_winner
 from .rules_config import RulesConfig
 from .scoring import DealResult, score_deal
-from .state import Phase, State
+from .state import Phase, State, evolve
 
 
 def deck_mask(cfg: RulesConfig) -> int:
@@ -211,16 +211,16 @@ def _apply(state: State, lay: ActionLayout, action: int) -> State:
     if state.phase == Phase.AUCTION:
         upd = auction.apply_call(state, lay, action)
         end = upd.pop("end")
-        s = replace(state, history=history, seat=(state.seat + 1) % state.n, **upd)
+        s = evolve(state, history=history, seat=(state.seat + 1) % state.n, **upd)
         if end == "passed_out":
             return replace(s, phase=Phase.DONE, n_calls=len(history))
         if end == "contract":
             return _start_play(replace(s, contract=auction.contract_of(s, lay)))
         return s
     if state.pending:
-        s = declarations.apply_step(replace(state, history=history), lay, action)
+        s = declarations.apply_step(evolve(state, history=history), lay, action)
         return s
-    return _play_card(replace(state, history=history), lay.card_of(action))
+    return _play_card(state, history, lay.card_of(action))
 
 
 def _complete_deal(state: State, lay: ActionLayout) -> State:
@@ -254,39 +254,47 @@ def _begin_turn(state: State) -> State:
     return replace(s, pending=steps) if steps else s
 
 
-def _play_card(state: State, card: int) -> State:
+def _play_card(state: State, history: tuple[int, ...], card: int) -> State:
+    """``state`` (before ``card``) -> the state after the seat to play plays ``card``;
+    ``history`` already ends with the card's action id. One new state in the common case."""
     me = current_seat(state)
+    n = state.n
     hands = list(state.hands)
     hands[me] &= ~(1 << card)
     trick = state.trick + (card,)
-    s = replace(state, hands=tuple(hands), trick=trick, plays=state.plays + ((me, card),))
+    plays = state.plays + ((me, card),)
+    face_down = state.face_down
     if state.piles:  # Open Blot: the card under a played top turns face up at once (5.7.7)
         under = variants.card_under(state, me, card)
         if under >= 0:
-            fd = list(state.face_down)
+            fd = list(face_down)
             fd[me] &= ~(1 << under)
-            s = replace(s, face_down=tuple(fd))
-    if len(trick) < state.n:
-        return _begin_turn(s)
+            face_down = tuple(fd)
+    if len(trick) < n:
+        return _begin_turn(evolve(state, history=history, hands=tuple(hands), trick=trick, plays=plays,
+                                  face_down=face_down))
     cfg = state.cfg
-    strain = state.contract.strain
-    seats = tuple((state.leader + i) % state.n for i in range(state.n))
+    contract = state.contract
+    strain = contract.strain
+    seats = tuple((state.leader + i) % n for i in range(n))
     w = trick_winner(trick, seats, strain)
     pts = sum(card_points(c, strain) for c in trick)
     last = state.trick_no == cfg.num_tricks - 1
     if last:
         pts += LAST_TRICK_BONUS
-    tricks = list(s.tricks)
+    tricks = list(state.tricks)
     tricks[w] += 1
-    points = list(s.points)
+    points = list(state.points)
     points[w] += pts
-    broken = s.kaput_broken or (s.contract.is_kaput and w % 2 != s.contract.seat % 2)
-    s = replace(s, trick=(), leader=w, tricks=tuple(tricks), points=tuple(points), kaput_broken=broken)
+    broken = state.kaput_broken or (contract.is_kaput and w % 2 != contract.seat % 2)
+    done = last or (broken and state.trick_no >= 1)
+    s = evolve(state, history=history, hands=tuple(hands), trick=(), plays=plays, face_down=face_down,
+               leader=w, tricks=tuple(tricks), points=tuple(points), kaput_broken=broken,
+               trick_no=state.trick_no + 1, phase=Phase.DONE if done else state.phase,
+               pending=() if done else state.pending)
     if state.trick_no == 0:
         s = declarations.fix_leader(s)
-    if last or (broken and state.trick_no >= 1):
-        return replace(s, phase=Phase.DONE, trick_no=state.trick_no + 1, pending=())
-    return _begin_turn(replace(s, trick_no=state.trick_no + 1))
+    return s if done else _begin_turn(s)
 
 
 def deal_result(state: State) -> DealResult:

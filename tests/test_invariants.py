@@ -90,3 +90,46 @@ def test_invariant_checker_catches_a_wrong_score(monkeypatch):
     with pytest.raises(InvariantError, match="reference"):
         for seed in range(20):
             check_deal(make_rules("duel-app"), np.random.default_rng(seed))
+
+
+def _invariants_script():
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "scripts" / "invariants.py"
+    spec = importlib.util.spec_from_file_location("invariants_script", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # the workers (forked) unpickle its functions by this name
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_long_run_on_two_workers_checks_the_same_deals_and_resumes(tmp_path, capsys):
+    """scripts/invariants.py --workers 2: the same counts as one process over the same deals,
+    a state file at the end of each chunk prefix, and a longer --count resuming from it."""
+    import json
+
+    script = _invariants_script()
+    args = ["--preset", "duel", "--seed", "4", "--chunk", "7", "--state-dir", str(tmp_path), "--no-progress"]
+    assert script.main(args + ["--count", "30", "--workers", "2"]) == 0
+    saved = json.loads((tmp_path / "duel.json").read_text(encoding="utf-8"))
+    assert saved["next"] == 30
+    assert saved["stats"] == run_deals(make_rules("duel"), seed=4, deals=30).as_dict()
+    # a longer run resumes at deal 30 and checks only deals 30..44
+    assert script.main(args + ["--count", "45", "--workers", "2"]) == 0
+    out = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert out["next"] == 45 and out["deals"] == 45 and out["failures"] == 0
+    assert out["steps"] == run_deals(make_rules("duel"), seed=4, deals=45).steps
+
+
+def test_long_run_reports_a_failing_deal_from_a_worker(monkeypatch, tmp_path, capsys):
+    script = _invariants_script()
+    import oracles.invariants as inv
+
+    monkeypatch.setattr(inv, "ref_winner", lambda cards, strain: 0)
+    # one process: the monkeypatched checker runs in this process
+    assert script.main(["--preset", "duel", "--count", "20", "--chunk", "10", "--no-progress"]) == 1
+    assert "last trick's winner" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        script.main(["--preset", "duel", "--count", "20", "--workers", "0"])

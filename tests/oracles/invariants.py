@@ -220,6 +220,7 @@ def check_deal(cfg: RulesConfig, rng: np.random.Generator, pass_prob: float = 0.
         stock |= 1 << c
     play_base = lay.blocks["PLAY"].start
     legal: list[int] = []
+    counted = pts = 0  # tricks whose raw card points are in ``pts``
     while not is_terminal(state):
         legal = legal_actions(state)
         seat = current_seat(state)
@@ -265,9 +266,10 @@ def check_deal(cfg: RulesConfig, rng: np.random.Generator, pass_prob: float = 0.
                     _fail("trick not cleared", state)
         if state.phase != Phase.AUCTION and state.contract is not None:
             done = len(state.plays) // n
-            pts = sum(ref_points(c, state.contract.strain) for _, c in state.plays[: done * n])
-            if done == cfg.num_tricks:
-                pts += LAST_TRICK
+            if done > counted:  # a trick was completed: add its cards (and the last trick's 10)
+                pts += sum(ref_points(c, state.contract.strain) for _, c in state.plays[counted * n: done * n])
+                pts += LAST_TRICK if done == cfg.num_tricks else 0
+                counted = done
             if sum(state.points) != pts:
                 _fail(f"points {state.points} do not add up to {pts}", state)
     _check_end(state, cfg, rng, record_prob, stats, stock)
