@@ -142,11 +142,15 @@ class ActionLayout:
         """The canonical action string of an id (docs/deal-record.md).
 
         Raises:
-            UnknownActionError: ``action`` is not in ``0..num_actions-1``.
+            UnknownActionError: ``action`` is no action id (:func:`action_id`'s rule: a bool, a
+                float, a string, None or a longer array is refused) or not in ``0..num_actions-1``.
         """
-        if not isinstance(action, int | bool) and hasattr(action, "__index__"):
+        if type(action) is not int:
+            if not _is_integer(action):
+                raise UnknownActionError(f"expected an integer action id in 0..{self.num_actions - 1}, got "
+                                         f"{_kind(action)} {_shown(action)}; {ACTION_ID_RULE}")
             action = int(action)
-        if not isinstance(action, int) or not 0 <= action < self.num_actions:
+        if not 0 <= action < self.num_actions:
             raise UnknownActionError(f"action id {action!r} outside 0..{self.num_actions - 1}")
         return self.strings[action]
 

@@ -22,6 +22,8 @@ and docs/env.md for the spaces and the observation layouts.
 from __future__ import annotations
 
 import copy
+import math
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -46,6 +48,29 @@ from .wrappers import classic_stack
 #: behaviour version of the env; bump it (and the ids) when observations, rewards or episodes change
 ENV_VERSION = 0
 EPISODES = ("deal", "match")
+RESET_OPTIONS = ("dealer", "deal")
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int | np.integer) and not isinstance(x, bool | np.bool_)
+
+
+def _check_seat(name: str, value: Any, n: int) -> None:
+    """``value`` is a seat ``0..n-1`` (an int, not a bool). Raises ConfigError naming ``name``."""
+    if not _is_int(value) or not 0 <= value < n:
+        raise ConfigError(f"{name} must be a seat 0..{n - 1}, got {value!r}")
+
+
+def _check_number(name: str, value: Any) -> None:
+    """``value`` is a finite real number (not a bool). Raises ConfigError naming ``name``."""
+    ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(value, bool | np.bool_)
+    if not ok or not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+
+
+def _check_flag(name: str, value: Any) -> None:
+    if not isinstance(value, bool | np.bool_):
+        raise ConfigError(f"{name} must be True or False, got {value!r}")
 
 
 def env_id(preset: str, version: int = ENV_VERSION) -> str:
@@ -119,6 +144,10 @@ class raw_env(AECEnv):
         ``step`` with an illegal action raises :class:`blot_env.errors.IllegalActionError`
         naming the action, the seat, the rule (rules.md section) and the legal actions.
         Use :func:`env` for PettingZoo's wrapper stack, which turns it into a terminal penalty.
+        A bad argument (an unknown preset, knob, episode, kind, render mode or engine; a
+        ``dealer`` or ``render_seat`` that is no seat; a ``reward_scale`` that is no finite
+        number; a ``max_deals`` below 1; a flag that is no bool) raises
+        :class:`blot_env.errors.ConfigError` naming it, as do bad ``reset`` seeds and options.
 
     Other API:
         ``describe(id)``/``parse(str)`` (action strings), ``record()`` (the deal record so
@@ -169,17 +198,24 @@ class raw_env(AECEnv):
         if engine not in ENGINES:
             raise ConfigError(f"engine must be one of {ENGINES}, got {engine!r}")
         n = cfg.num_players
-        if dealer is not None and not 0 <= dealer < n:
-            raise ConfigError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+        if dealer is not None:
+            _check_seat("dealer", dealer, n)
+        if render_seat is not None:
+            _check_seat("render_seat", render_seat, n)
+        _check_number("reward_scale", reward_scale)
+        _check_flag("deal_rewards", deal_rewards)
+        _check_flag("render_all_hands", render_all_hands)
+        if not _is_int(max_deals) or max_deals < 1:
+            raise ConfigError(f"max_deals must be an integer of at least 1, got {max_deals!r}")
         self.cfg = cfg
         self.episode = episode
         self.render_mode = render_mode
         self.observation_kind = observation_kind
         self.reward_scale = float(reward_scale)
         self.deal_rewards = bool(deal_rewards)
-        self.fixed_dealer = dealer
+        self.fixed_dealer = None if dealer is None else int(dealer)
         self.max_deals = int(max_deals)
-        self.render_seat = render_seat
+        self.render_seat = None if render_seat is None else int(render_seat)
         self.render_all_hands = bool(render_all_hands)
         self._window = None  # render_mode="human": the window, opened on the first render()
         self.metadata = {**type(self).metadata, "name": env_id(cfg.preset)}
@@ -217,10 +253,21 @@ class raw_env(AECEnv):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        """The observation space of ``agent``. Raises KeyError naming the agents for an unknown one."""
+        try:
+            return self.observation_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        """The action space of ``agent``. Raises KeyError naming the agents for an unknown one."""
+        try:
+            return self.action_spaces[agent]
+        except (KeyError, TypeError):
+            raise self._unknown_agent(agent) from None
+
+    def _unknown_agent(self, agent: Any) -> KeyError:
+        return KeyError(f"unknown agent {agent!r}; this env's agents are {', '.join(self.possible_agents)}")
 
     # ------------------------------------------------------------------ actions
     def describe(self, action: int) -> str:
@@ -237,15 +284,28 @@ class raw_env(AECEnv):
 
         Options: ``"dealer"`` (seat of the first dealer), ``"deal"`` (a deal-suite entry
         ``{"dealer", "hands", "stock"}`` as written by ``record.deal_fields``: play those cards).
+
+        Raises:
+            ConfigError: a seed that is no non-negative integer, options that are no dict, a
+                ``"dealer"`` that is no seat or a ``"deal"`` that is no dict.
+            RecordError: a ``"deal"`` whose fields are missing or malformed (the message names them).
         """
         if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        options = options or {}
+            if isinstance(seed, bool | np.bool_):
+                raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r}")
+            try:
+                self._rng = np.random.default_rng(seed)
+            except (TypeError, ValueError):
+                raise ConfigError(f"seed must be None or a non-negative integer, got {seed!r}") from None
+        options = self._check_options(options)
         n = self.cfg.num_players
         deal = options.get("deal")
         if deal is not None:
-            dealer = int(deal["dealer"])
+            dealer = deal.get("dealer")
+            _check_seat('options["deal"]["dealer"]', dealer, n)
+            dealer = int(dealer)
         elif options.get("dealer") is not None:
+            _check_seat('options["dealer"]', options["dealer"], n)
             dealer = int(options["dealer"])
         elif self.fixed_dealer is not None:
             dealer = self.fixed_dealer
@@ -264,11 +324,27 @@ class raw_env(AECEnv):
         self.deal.set_match(None)
         self._start_deal(dealer, deal)
 
+    @staticmethod
+    def _check_options(options: Any) -> Mapping:
+        """The reset options as a mapping ({} for None). Raises ConfigError on a non-mapping or a
+        ``"deal"`` that is no mapping. Other keys are ignored (PettingZoo's ``api_test`` passes one)."""
+        if options is None:
+            return {}
+        if not isinstance(options, Mapping):
+            raise ConfigError(f"reset options must be a dict with the keys {list(RESET_OPTIONS)} (or None), "
+                              f"got {type(options).__name__}")
+        deal = options.get("deal")
+        if deal is not None and not isinstance(deal, Mapping):
+            raise ConfigError('options["deal"] must be a dict {"dealer", "hands", "stock"} (a deal-suite entry), '
+                              f"got {type(deal).__name__}")
+        return options
+
     def _start_deal(self, dealer: int, deal: dict | None = None) -> None:
         if deal is not None:
             rules = rules_to_record(self.cfg)
+            hands = deal.get("hands")
             state = initial_state({"format": "blot-record/1", "preset": self.cfg.preset, "rules": rules,
-                                   "dealer": dealer, "hands": list(deal["hands"]),
+                                   "dealer": dealer, "hands": list(hands) if isinstance(hands, list | tuple) else hands,
                                    "stock": deal.get("stock", ""), "actions": []})
         else:
             state = deal_random(self.cfg, self._rng, dealer)
@@ -281,9 +357,13 @@ class raw_env(AECEnv):
 
         Raises:
             IllegalActionError: the action is not legal here (message: action, seat, rule, legal ones).
-            RuntimeError: the episode is over and every agent has been removed (call ``reset``).
+            RuntimeError: the episode is over and every agent has been removed, or ``reset`` was
+                never called (call ``reset``).
         """
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:
+            raise RuntimeError("step() before reset(): call reset() first") from None
         if agent not in self.terminations:
             raise RuntimeError("step() after the episode ended: every agent is done; call reset() first")
         if self.terminations[agent] or self.truncations[agent]:
@@ -350,7 +430,9 @@ class raw_env(AECEnv):
         if cached is not None:
             return cached
         if agent not in self._seat_of:
-            raise KeyError(f"unknown agent {agent!r}; this env's agents are {', '.join(self.possible_agents)}")
+            raise self._unknown_agent(agent)
+        if self._deal0 is None:
+            raise RuntimeError("observe() before reset(): call reset() first")
         live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
         obs, mask = self.deal.observe(self._seat_of[agent], live)
         out = self._obs_cache[agent] = {"observation": obs, "action_mask": mask}
@@ -495,7 +577,13 @@ def env(preset: str = "bazar", episode: str = "deal", render_mode: str | None = 
     env raises IllegalActionError), ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``
     (the subclasses of :mod:`blot_env.wrappers`, which only speed up attribute access).
     Other keyword arguments go to :class:`raw_env`.
+
+    Raises:
+        ConfigError: an ``illegal_reward`` that is neither None nor a finite number, or a bad
+            argument of :class:`raw_env`.
     """
+    if illegal_reward is not None:
+        _check_number("illegal_reward", illegal_reward)
     return classic_stack(raw_env(preset=preset, episode=episode, render_mode=render_mode, **kwargs),
                          illegal_reward)
 

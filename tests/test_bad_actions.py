@@ -126,3 +126,17 @@ def test_action_id_helper():
         action_id(680, 2, "p", num_actions=680)
     with pytest.raises(IllegalActionError, match=r"env\.parse"):
         action_id("play JH", 0)
+
+
+@pytest.mark.parametrize("value, kind", [(True, "bool"), ("3", "str"), (3.0, "float"), (None, "NoneType"),
+                                         (np.array([3]), "an array of shape (1,)")])
+def test_describe_follows_the_action_id_rule(value, kind):
+    from blot_env.actions import UnknownActionError
+
+    e = blot_env.raw_env("bazar")
+    with pytest.raises(UnknownActionError) as ei:
+        e.describe(value)
+    assert f"expected an integer action id in 0..680, got {kind}" in str(ei.value)
+    assert e.describe(np.int64(1)) == e.describe(np.array(1)) == e.describe(1) == "contra"
+    with pytest.raises(UnknownActionError, match=r"action id 681 outside 0\.\.680"):
+        e.describe(681)

@@ -370,3 +370,61 @@ def test_unknown_agent_and_step_after_the_episode_give_clear_errors():
         e.step(0)
     e.reset(seed=1)  # and the env is usable again
     assert e.agents == ["player_0", "player_1"]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"dealer": "0"}, "dealer must be a seat 0..3, got '0'"),
+    ({"dealer": True}, "dealer must be a seat 0..3, got True"),
+    ({"render_seat": 9}, "render_seat must be a seat 0..3, got 9"),
+    ({"reward_scale": "1"}, "reward_scale must be a finite number, got '1'"),
+    ({"reward_scale": float("nan")}, "reward_scale must be a finite number, got nan"),
+    ({"deal_rewards": "no"}, "deal_rewards must be True or False, got 'no'"),
+    ({"render_all_hands": "False"}, "render_all_hands must be True or False, got 'False'"),
+    ({"max_deals": 0}, "max_deals must be an integer of at least 1, got 0"),
+    ({"max_deals": "5"}, "max_deals must be an integer of at least 1, got '5'"),
+    ({"illegal_reward": "x"}, "illegal_reward must be a finite number, got 'x'"),
+])
+def test_bad_constructor_arguments_are_named(kwargs, needle):
+    from blot_env.errors import ConfigError
+
+    with pytest.raises(ConfigError) as ei:
+        env("bazar", **kwargs)
+    assert needle in str(ei.value)
+    assert env("bazar", dealer=np.int64(1), render_seat=np.int64(2), reward_scale=np.float32(0.5),
+                deal_rewards=np.bool_(True), max_deals=np.int64(3)).unwrapped.fixed_dealer == 1
+
+
+@pytest.mark.parametrize("seed, options, needle", [
+    ("a", None, "seed must be None or a non-negative integer, got 'a'"),
+    (-1, None, "seed must be None or a non-negative integer, got -1"),
+    (1.5, None, "seed must be None or a non-negative integer, got 1.5"),
+    (True, None, "seed must be None or a non-negative integer, got True"),
+    (0, [1], "reset options must be a dict with the keys ['dealer', 'deal'] (or None), got list"),
+    (0, {"dealer": "1"}, "options[\"dealer\"] must be a seat 0..3, got '1'"),
+    (0, {"dealer": 4}, "options[\"dealer\"] must be a seat 0..3, got 4"),
+    (0, {"deal": "x"}, "options[\"deal\"] must be a dict {\"dealer\", \"hands\", \"stock\"}"),
+    (0, {"deal": {"hands": []}}, "options[\"deal\"][\"dealer\"] must be a seat 0..3, got None"),
+    (0, {"deal": {"dealer": 0}}, 'field "hands": expected a list of 4 card strings'),
+])
+def test_bad_reset_seeds_and_options_are_named(seed, options, needle):
+    from blot_env.errors import BlotError
+
+    e = raw_env("bazar")
+    with pytest.raises(BlotError) as ei:
+        e.reset(seed=seed, options=options)
+    assert needle in str(ei.value)
+    e.reset(seed=np.int64(3), options={"dealer": np.int64(1)})  # numpy integers are integers
+    assert e.game_state.dealer == 1
+
+
+def test_unknown_agent_spaces_and_use_before_reset_are_clear():
+    e = raw_env("duel")
+    with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\): call reset\(\) first"):
+        e.step(0)
+    with pytest.raises(RuntimeError, match=r"observe\(\) before reset\(\)"):
+        e.observe("player_0")
+    for space in (e.observation_space, e.action_space):
+        with pytest.raises(KeyError, match=r"unknown agent 'player_2'; this env's agents are player_0, player_1"):
+            space("player_2")
+        with pytest.raises(KeyError, match="unknown agent 0;"):
+            space(0)
