@@ -32,7 +32,8 @@ import gymnasium as gym
 import numpy as np
 
 from .actions import action_id
-from .env import ENV_VERSION, raw_env
+from .env import ENV_VERSION, _check_number, _is_int, raw_env
+from .errors import ConfigError
 from .rules_config import PRESETS
 from .view import seat_view
 
@@ -71,6 +72,11 @@ class BlotGymEnv(gym.Env):
         render_mode: ``None``, ``"ansi"``, ``"rgb_array"`` or ``"human"`` (the AEC env's
             ``render()``, :class:`~blot_env.env.raw_env`).
 
+    Raises:
+        ConfigError: a bad argument (a ``seat`` that is no seat, ``opponents`` that are no
+            policies, a seat key of ``opponents`` that is no seat, an ``illegal_reward`` that is
+            neither None nor a finite number, or a bad argument of the AEC env), naming it.
+
     Spaces: observation ``Box(0, hi, (D,), float32)`` (the AEC env's ``"observation"``),
     action ``Discrete(A)``; ``action_masks() -> bool[A]``.
     Reward: the learner agent's AEC reward accumulated over its own action and the opponents'
@@ -86,8 +92,10 @@ class BlotGymEnv(gym.Env):
         self.raw = raw_env(preset=preset, episode=episode, observation_kind=observation_kind,
                            render_mode=render_mode, **env_kwargs)
         n = self.raw.cfg.num_players
-        if seat != "random" and not (isinstance(seat, int) and 0 <= seat < n):
-            raise ValueError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        if not (isinstance(seat, str) and seat == "random") and not (_is_int(seat) and 0 <= seat < n):
+            raise ConfigError(f"seat must be 0..{n - 1} or 'random', got {seat!r}")
+        if illegal_reward is not None:
+            _check_number("illegal_reward", illegal_reward)
         self.seat_option = seat
         self.seat = 0 if seat == "random" else int(seat)
         self.render_mode = render_mode
@@ -100,19 +108,31 @@ class BlotGymEnv(gym.Env):
 
     @staticmethod
     def _normalize(opponents, n: int) -> list[tuple[str, Policy] | None]:
+        """One ``(input form, policy)`` or None (random) per seat. Raises ConfigError naming the
+        entry that is no policy."""
         if isinstance(opponents, str):
             if opponents != "random":
-                raise ValueError(f"unknown opponents {opponents!r}; use 'random' or policies")
+                raise ConfigError(f"unknown opponents {opponents!r}; use 'random' or policies")
             return [None] * n
         if callable(opponents):
             pols = [opponents] * n
         elif isinstance(opponents, Mapping):
+            bad = [k for k in opponents if not (_is_int(k) and 0 <= k < n)]
+            if bad:
+                raise ConfigError(f"opponents: key {bad[0]!r} is no seat; the keys of an opponents dict are "
+                                  f"seats 0..{n - 1}")
             pols = [opponents.get(s) for s in range(n)]
-        else:
+        elif isinstance(opponents, Sequence):
             pols = list(opponents)
             if len(pols) != n:
-                raise ValueError(f"expected {n} policies (one per seat), got {len(pols)}")
-        return [None if p is None or p == "random" else (_policy_input(p), p) for p in pols]
+                raise ConfigError(f"expected {n} policies (one per seat), got {len(pols)}")
+        else:
+            raise ConfigError(f"opponents must be 'random', a policy, a list of {n} policies (one per seat) or a "
+                              f"dict {{seat: policy}}, got {type(opponents).__name__}")
+        for s, p in enumerate(pols):
+            if not (p is None or callable(p) or (isinstance(p, str) and p == "random")):
+                raise ConfigError(f"opponents[{s}]: expected a policy (a callable), 'random' or None, got {p!r}")
+        return [None if p is None or isinstance(p, str) else (_policy_input(p), p) for p in pols]
 
     # ------------------------------------------------------------------ gym API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -191,12 +211,16 @@ class BlotGymEnv(gym.Env):
             if pol is None:  # the legal ids, ascending, as seat_view(...).legal lists them
                 legal = np.flatnonzero(raw.observe(agent)["action_mask"])
                 a = legal[int(self.np_random.integers(len(legal)))]
-            elif pol[0] == "view":
-                a = pol[1](seat_view(raw.game_state, s))
             else:
-                o = raw.observe(agent)
-                a = pol[1](o["observation"], o["action_mask"])
-            raw.step(int(a))
+                if pol[0] == "view":
+                    a = pol[1](seat_view(raw.game_state, s))
+                else:
+                    o = raw.observe(agent)
+                    a = pol[1](o["observation"], o["action_mask"])
+                a = action_id(a, s, f"{agent}, opponent policy", int(self.action_space.n),
+                              legal=lambda agent=agent: [raw.describe(int(x)) for x in
+                                                         np.flatnonzero(raw.observe(agent)["action_mask"])])
+            raw.step(a)
             reward += raw.rewards[me]
 
 

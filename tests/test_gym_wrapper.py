@@ -119,3 +119,42 @@ def test_maskable_ppo_smoke(tmp_path, monkeypatch):
     obs, _ = env.reset(seed=1)
     action, _ = model.predict(obs, action_masks=env.action_masks(), deterministic=True)
     assert env.action_masks()[int(action)]
+
+
+def _first(view):
+    return view.legal[0]
+
+
+@pytest.mark.parametrize("kwargs, needle", [
+    ({"seat": True}, "seat must be 0..3 or 'random', got True"),
+    ({"seat": "0"}, "seat must be 0..3 or 'random', got '0'"),
+    ({"opponents": None}, "opponents must be 'random', a policy, a list of 4 policies (one per seat) or a dict"),
+    ({"opponents": 3}, "got int"),
+    ({"opponents": ["rules"] * 4}, "opponents[0]: expected a policy (a callable), 'random' or None, got 'rules'"),
+    ({"opponents": {1: 5}}, "opponents[1]: expected a policy (a callable), 'random' or None, got 5"),
+    ({"opponents": {"1": _first}}, "opponents: key '1' is no seat; the keys of an opponents dict are seats 0..3"),
+    ({"opponents": {9: _first}}, "opponents: key 9 is no seat"),
+    ({"illegal_reward": "x"}, "illegal_reward must be a finite number, got 'x'"),
+])
+def test_bad_arguments_are_named(kwargs, needle):
+    from blot_env.errors import ConfigError
+
+    with pytest.raises(ConfigError) as ei:
+        BlotGymEnv("bazar", **kwargs)
+    assert needle in str(ei.value)
+    assert BlotGymEnv("bazar", seat=np.int64(2)).seat == 2  # a numpy integer is a seat
+
+
+@pytest.mark.parametrize("returned, needle", [
+    (lambda o, m: float(np.flatnonzero(m)[0]) + 0.3, "got float"),  # int() would have played id 0
+    (lambda o, m: float(np.flatnonzero(m)[0]), "got float"),
+    (lambda o, m: "pass", "got str"),
+    (lambda o, m: None, "an action id is required"),
+    (lambda o, m: True, "got bool"),
+    (lambda o, m: 10**6, "action id outside 0..680"),
+])
+def test_an_opponent_policy_that_returns_no_action_id_is_named(returned, needle):
+    e = BlotGymEnv("bazar", seat=0, opponents=returned, dealer=0)  # seat 1 speaks first
+    with pytest.raises(IllegalActionError) as ei:
+        e.reset(seed=0)
+    assert "by seat 1 (player_1, opponent policy)" in str(ei.value) and needle in str(ei.value)
