@@ -28,12 +28,17 @@ def rules_from_record(obj: dict) -> RulesConfig:
     preset = obj.get("preset")
     if not isinstance(preset, str):
         raise RecordError(f'field "preset": expected a preset id string, got {preset!r}')
-    rules = obj.get("rules") or {}
+    rules = obj.get("rules")
+    if rules is None:  # absent or null: no overrides
+        rules = {}
     if not isinstance(rules, dict):
         raise RecordError(f'field "rules": expected an object of knob overrides, got {type(rules).__name__}')
     unknown = sorted(set(rules) - set(KNOBS) - {"preset"})
     if unknown:
         raise RecordError(f'field "rules": unknown knob(s) {unknown}')
+    if "preset" in rules and rules["preset"] != preset:
+        raise RecordError(f'field "rules": its "preset" is {rules["preset"]!r} but the record\'s "preset" is '
+                          f"{preset!r}; leave it out or make them agree")
     knobs = {k: v for k, v in rules.items() if k != "preset"}
     try:
         if preset not in PRESETS and set(knobs) == set(KNOBS) - {"preset"}:
@@ -128,10 +133,12 @@ def replay_record(obj: dict) -> tuple[State, dict | None]:
 
 
 def compare_result(expected: Any, got: dict) -> list[str]:
-    """Fields of a record's ``result`` that differ from the replay's."""
+    """Fields of a record's ``result`` that differ from the replay's, and fields that are no
+    result field (a misspelt field would otherwise go unchecked)."""
     if not isinstance(expected, dict):
         return [f'"result": expected an object, got {type(expected).__name__}']
-    diffs = []
+    diffs = [f'"result.{k}": not a result field; the fields are {", ".join(RESULT_FIELDS)}'
+             for k in expected if k not in RESULT_FIELDS]
     for k in RESULT_FIELDS:
         if k in expected and expected[k] != got[k]:
             diffs.append(f'"result.{k}": record has {json.dumps(expected[k])}, replay gives {json.dumps(got[k])}')

@@ -134,9 +134,9 @@ def _deals(where: str, rec: Any) -> Iterator[tuple[str, Any]]:
         yield where, rec
         return
     deals = rec.get("deals")
-    if not isinstance(deals, list):
-        yield where, RecordError(f'field "deals": a {MATCH_FORMAT} record needs a list of deal records, '
-                                 f"got {type(deals).__name__}")
+    if not isinstance(deals, list) or not deals:
+        got = "an empty list" if isinstance(deals, list) else type(deals).__name__
+        yield where, RecordError(f'field "deals": a {MATCH_FORMAT} record needs a list of deal records, got {got}')
         return
     for j, deal in enumerate(deals):
         if isinstance(deal, dict):

@@ -108,6 +108,12 @@ _MALFORMED = [
     ("unfinished", lambda r: r.update(actions=r["actions"][:20]), "not finished"),
     ("bad_knob_type", lambda r: r["rules"].update(target="x"), '"rules"'),
     ("no_format", lambda r: r.pop("format"), '"format"'),
+    ("rules_a_list", lambda r: r.update(rules=[]), 'field "rules": expected an object of knob overrides, got list'),
+    ("rules_false", lambda r: r.update(rules=False), 'field "rules": expected an object of knob overrides, got bool'),
+    ("rules_other_preset", lambda r: r["rules"].update(preset="duel"),
+     'field "rules": its "preset" is \'duel\' but the record\'s "preset" is \'bazar\''),
+    ("misspelt_result_field", lambda r: r["result"].update(scor=[1, 2]),
+     '"result.scor": not a result field; the fields are contract, made,'),
 ]
 
 
@@ -213,7 +219,7 @@ def test_all_golden_records_replay_through_the_cli():
     assert len(p.stdout.splitlines()) == len(files)
 
 
-@pytest.mark.parametrize("deals", [{"a": 1}, "x", None, 3])
+@pytest.mark.parametrize("deals", [{"a": 1}, "x", None, 3, []])
 def test_match_record_whose_deals_is_not_a_list_is_an_error(tmp_path, deals):
     rec = {"format": "blot-match/1", "preset": "bazar", "rules": {}, "totals": None, "winner": None}
     if deals is not None:
