@@ -12,13 +12,25 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
+
+
+def port_number(text: str) -> int:
+    """argparse type: a TCP port 0..65535 (0: a free one)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {text!r}") from None
+    if not 0 <= v <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0..65535, got {v}")
+    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="blot-view", description=__doc__.splitlines()[0])
     ap.add_argument("records", nargs="*", help="record files to replay (.json object or list, .jsonl)")
     ap.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine)")
-    ap.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    ap.add_argument("--port", type=port_number, default=8000, help="port (default 8000; 0 picks a free one)")
     ap.add_argument("--save-dir", help="write the record of every finished live game into this folder")
     ap.add_argument("--open", action="store_true", help="open the page in the default browser")
     return ap
@@ -26,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.save_dir is not None and Path(args.save_dir).exists() and not Path(args.save_dir).is_dir():
+        print(f"blot-view: --save-dir {args.save_dir}: not a folder (a file of that name exists)", file=sys.stderr)
+        return 2
     try:
         import uvicorn
 

@@ -41,7 +41,7 @@ from starlette.staticfiles import StaticFiles
 from blot_env.engine import deal_result
 from blot_env.errors import BlotError, ConfigError, IllegalActionError, RecordError
 from blot_env.match import after_deal, new_match
-from blot_env.record import MATCH_FORMAT, initial_state, load_records, replay_record
+from blot_env.record import MATCH_FORMAT, initial_state, load_records, replay_record, rules_from_record
 from blot_env.rules_config import PRESETS, make_rules
 from blot_env.table import record_frames
 
@@ -68,7 +68,10 @@ def _deals_of(record: Any, label: str) -> list[_Deal]:
     if not isinstance(record, dict):
         raise RecordError(f"{label}: a record must be a JSON object, got {type(record).__name__}")
     if record.get("format") != MATCH_FORMAT:
-        initial_state(record)  # checks the deal fields now, not when the page asks
+        try:
+            initial_state(record)  # checks the deal fields now, not when the page asks
+        except RecordError as e:
+            raise RecordError(f"{label}: {e}") from None
         return [_Deal(label, record)]
     deals = record.get("deals")
     if not isinstance(deals, list):
@@ -79,7 +82,10 @@ def _deals_of(record: Any, label: str) -> list[_Deal]:
         if not isinstance(d, dict):
             raise RecordError(f"{label} deal {j + 1}: a deal record must be a JSON object")
         d = {"preset": record.get("preset"), "rules": record.get("rules")} | d
-        state, result = replay_record(d)
+        try:
+            state, result = replay_record(d)
+        except RecordError as e:
+            raise RecordError(f"{label} deal {j + 1}: {e}") from None
         if match is None:
             match = new_match(state.cfg, state.dealer)
         out.append(_Deal(f"{label} deal {j + 1}", d, match))
@@ -105,9 +111,17 @@ class Viewer:
             return list(range(first, first + len(new)))
 
     def add_file(self, path: str | Path) -> list[int]:
-        """Load every record of a file (``.json`` object or list, ``.jsonl``). Raises RecordError."""
+        """Load every record of a file (``.json`` object or list, ``.jsonl``).
+
+        Raises:
+            RecordError: the file cannot be read or holds a malformed record; the message names
+                the file (and the record).
+        """
         ids = []
-        records = load_records(path)
+        try:
+            records = load_records(path)
+        except RecordError as e:
+            raise (e if str(path) in str(e) else RecordError(f"{path}: {e}")) from None
         for i, rec in enumerate(records):
             ids += self.add_record(rec, Path(path).name + (f" #{i + 1}" if len(records) > 1 else ""))
         return ids
@@ -176,7 +190,7 @@ def create_app(records: Sequence[str | Path] = (), save_dir: str | Path | None =
             return _error(f"no deal {i}; there are {len(viewer.deals)}", 404)
         d = viewer.deals[i]
         try:
-            n = make_rules(d.record["preset"]).num_players
+            n = rules_from_record(d.record).num_players  # a custom rules value too
             frames = record_frames(d.record, _view_param(request, n), d.match_before)
         except BlotError as e:
             return _error(str(e))
