@@ -408,3 +408,49 @@ def test_resume_keeps_the_overlap_setting(tmp_path, first):
     other = apply_overrides(cfg, [f"rollout.overlap={str(not first).lower()}"])
     with pytest.raises(ConfigError, match=r"rollout\.overlap"):
         build_trainer(other, tmp_path, resume=True)
+
+
+@pytest.mark.parametrize("override, needle", [
+    ("network.hidden=[a, b]", "network.hidden must be a list of integer widths, got ['a', 'b']"),
+    ("network.hidden=[1.5]", "network.hidden must be a list of integer widths, got [1.5]"),  # int() made it 1
+    ("network.hidden=[true]", "network.hidden must be a list of integer widths, got [True]"),
+    ("network.critic_hidden=[x]", "network.critic_hidden must be a list of integer widths, got ['x']"),
+    ("pool.baseline_probs=[a, 1]", "pool.baseline_probs must be a list of numbers, got ['a', 1]"),
+    ("obs_kind=obs", "obs_kind must be one of ['observation', 'information_state'], got 'obs'"),
+    ("seed=-1", "seed must be >= 0"),
+])
+def test_blot_train_names_a_bad_value_before_training(tmp_path, capsys, override, needle):
+    from agents.ppo.cli import main
+
+    with pytest.raises(ConfigError) as ei:
+        load_config(TINY, [override])
+    assert needle in str(ei.value)
+    assert main(["--config", str(TINY), "--set", override, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and "Traceback" not in err
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("override, needle", [
+    ("pool.baselines=[rules, rulez]", "pool.baselines: unknown agent 'rulez'; known:"),
+    ("pretrain.agent=rulez", "pretrain.agent: unknown agent 'rulez'"),
+    ("eval.opponents=[randm]", "eval.opponents: unknown agent 'randm'"),
+    ("eval.boards=999999", "eval.boards is 999999 but the bazar dev suite has"),
+])
+def test_agent_names_and_eval_boards_are_checked_when_the_trainer_is_built(tmp_path, override, needle):
+    """These failed only when the pool, the cloning or the first evaluation used them, after
+    training had run (or, for eval.boards, evaluated fewer boards than asked)."""
+    cfg = load_config(TINY, [override, "eval.every=5"])
+    with pytest.raises(ConfigError) as ei:
+        build_trainer(cfg, tmp_path)
+    assert needle in str(ei.value)
+
+
+@pytest.mark.parametrize("value", ["0", "-1"])
+def test_blot_train_max_updates_must_be_positive(capsys, value):
+    from agents.ppo.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--config", str(TINY), "--max-updates", value])
+    assert e.value.code == 2
+    assert f"argument --max-updates: expected a positive integer, got {value}" in capsys.readouterr().err

@@ -11,8 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from blot_env.errors import ConfigError
+
 from ..arena import evaluate, load_suite
-from ..registry import make_agent
+from ..registry import UnknownAgentError, make_agent
 from .config import EvalConfig, TrainConfig
 from .trainer import Evaluator, PPOTrainer
 
@@ -27,7 +29,10 @@ def make_evaluator(cfg: EvalConfig, preset: str) -> Evaluator:
     from blot_env.rules_config import make_rules
 
     rules = make_rules(preset)
-    deals = load_suite(preset, cfg.split)[:cfg.boards]
+    deals = load_suite(preset, cfg.split)
+    if cfg.boards > len(deals):
+        raise ConfigError(f"eval.boards is {cfg.boards} but the {preset} {cfg.split} suite has {len(deals)} boards")
+    deals = deals[:cfg.boards]
 
     def evaluator(agent: Any) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -46,8 +51,18 @@ def build_trainer(cfg: TrainConfig, out_dir: str | Path | None = None, resume: b
     as pool baselines and cloning teacher, and :func:`make_evaluator` when ``cfg.eval.every > 0``.
 
     Raises:
-        ConfigError: a bad config, an unknown agent name, or a checkpoint that does not fit.
+        ConfigError: a bad config, an unknown agent name (``pool.baselines``, ``eval.opponents``,
+            ``pretrain.agent``: checked here, before any training), more ``eval.boards`` than the
+            suite holds, or a checkpoint that does not fit.
+        FileNotFoundError: no deal suite ``eval.split`` (with ``eval.every`` > 0).
     """
+    named = [("pool.baselines", n) for n in cfg.pool.baselines] + [("pretrain.agent", cfg.pretrain.agent)] * bool(
+        cfg.pretrain.agent) + [("eval.opponents", n) for n in cfg.eval.opponents if cfg.eval.every]
+    for field, name in named:
+        try:
+            make_agent(name, cfg.preset)
+        except UnknownAgentError as e:
+            raise ConfigError(f"{field}: {e}") from None
     evaluator = make_evaluator(cfg.eval, cfg.preset) if cfg.eval.every else None
     return PPOTrainer(cfg, out_dir, resume=resume, agent_factory=make_agent, evaluator=evaluator)
 

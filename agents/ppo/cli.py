@@ -22,6 +22,8 @@ from typing import Any
 
 from blot_env.errors import BlotError
 
+from ..arena_cli import positive_int
+
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="blot-train", description="Train a PPO policy by self-play (agents/ppo).")
@@ -33,8 +35,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, help="overrides seed")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config field, dotted keys (ppo.learning_rate=1e-4); repeatable")
-    p.add_argument("--max-updates", type=int, help="stop after this many updates in this call (a later --resume "
-                   "continues)")
+    p.add_argument("--max-updates", type=positive_int,
+                   help="stop after this many updates in this call (a later --resume continues)")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     return p

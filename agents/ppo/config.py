@@ -33,6 +33,19 @@ from blot_env.errors import ConfigError
 from ..config_checks import check_in_unit, check_literal, check_positive, merge_overrides, plain
 
 
+def _widths(name: str, values: Any) -> tuple[int, ...]:
+    """``network.<name>`` as a tuple of ints. Raises ConfigError on an entry that is no integer
+    (a string, a bool, 1.5: ``int()`` would have read 1.5 as 1 and True as 1)."""
+    out = []
+    for h in values:
+        if isinstance(h, float) and h.is_integer():
+            h = int(h)
+        if isinstance(h, bool) or not isinstance(h, int):
+            raise ConfigError(f"network.{name} must be a list of integer widths, got {list(values)!r}")
+        out.append(h)
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class NetworkConfig:
     """The actor-critic MLP (agents/ppo/network.py)."""
@@ -65,8 +78,8 @@ class NetworkConfig:
     optimizer, heads and losses)."""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "hidden", tuple(int(h) for h in self.hidden))
-        object.__setattr__(self, "critic_hidden", tuple(int(h) for h in self.critic_hidden))
+        object.__setattr__(self, "hidden", _widths("hidden", self.hidden))
+        object.__setattr__(self, "critic_hidden", _widths("critic_hidden", self.critic_hidden))
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ConfigError(f"network.hidden must be a non-empty list of positive widths, got {self.hidden}")
         if any(h < 1 for h in self.critic_hidden):
@@ -175,7 +188,10 @@ class PoolConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "baselines", tuple(str(b) for b in self.baselines))
-        object.__setattr__(self, "baseline_probs", tuple(float(p) for p in self.baseline_probs))
+        probs = self.baseline_probs
+        if not all(isinstance(p, int | float) and not isinstance(p, bool) for p in probs):
+            raise ConfigError(f"pool.baseline_probs must be a list of numbers, got {list(probs)!r}")
+        object.__setattr__(self, "baseline_probs", tuple(float(p) for p in probs))
         check_in_unit(self, "opponent_prob", "baseline_weight")
         if self.baseline_probs and (len(self.baseline_probs) != len(self.baselines)
                                     or min(self.baseline_probs) < 0 or sum(self.baseline_probs) <= 0):
@@ -279,10 +295,15 @@ class TrainConfig:
     """Periodic duplicate evaluation."""
 
     def __post_init__(self) -> None:
+        from blot_env.observation import KINDS
         from blot_env.rules_config import PRESETS
 
         if self.preset not in PRESETS:
             raise ConfigError(f"unknown preset {self.preset!r}; known: {', '.join(PRESETS)}")
+        if self.obs_kind not in KINDS:
+            raise ConfigError(f"obs_kind must be one of {list(KINDS)}, got {self.obs_kind!r}")
+        if self.seed < 0:
+            raise ConfigError(f"seed must be >= 0 (numpy seeds are non-negative), got {self.seed}")
         check_positive(self, "total_steps", "torch_threads")
         check_literal(self, "device")
         if self.checkpoint_every < 1:
