@@ -12,10 +12,11 @@ import pytest
 pytest.importorskip("starlette", reason="blot-view needs starlette and uvicorn (the view extra)")
 pytest.importorskip("uvicorn", reason="blot-view needs starlette and uvicorn (the view extra)")
 
-from agents.view.cli import main  # noqa: E402
-from agents.view.server import create_app  # noqa: E402
-from blot_env.errors import RecordError  # noqa: E402
-from conftest import REPO  # noqa: E402
+from conftest import REPO
+
+from agents.view.cli import main
+from agents.view.server import create_app
+from blot_env.errors import RecordError
 
 GOOD = REPO / "tests" / "golden" / "a22_9H_made_terz_vs_blot.json"
 
