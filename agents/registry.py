@@ -87,6 +87,9 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
         if not p.is_file():
             raise UnknownAgentError(f"checkpoint {key!r} not found")
         return _load_ppo(str(p), cfg, name)
+    if p.is_dir():
+        hint = f"; the policy of a blot-train run is {p / 'policy.pt'}" if (p / "policy.pt").is_file() else ""
+        raise UnknownAgentError(f"agent {name!r} is a folder, not a checkpoint (checkpoints end in .pt){hint}")
     if p.exists():
         raise UnknownAgentError(f"agent {name!r} is a file but not a checkpoint (checkpoints end in .pt); "
                                 f"known: {', '.join(KNOWN)}")

@@ -388,3 +388,11 @@ def test_plot_title_stays_inside_the_figure():
     box = fig.axes[0].title.get_window_extent(fig.canvas.get_renderer())
     assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1 and box.y1 <= fig.bbox.y1
     assert "best.pt" in fig.axes[0].get_title() and "2000 boards" in fig.axes[0].get_title()
+
+
+def test_cli_names_a_folder_given_as_the_agent(tmp_path, capsys):
+    (tmp_path / "policy.pt").write_bytes(b"")
+    assert cli_main(["--agent", str(tmp_path), "--vs", "random", "--boards", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"agent {str(tmp_path)!r} is a folder, not a checkpoint" in err
+    assert f"the policy of a blot-train run is {tmp_path / 'policy.pt'}" in err

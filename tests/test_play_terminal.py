@@ -90,3 +90,24 @@ def test_blot_play_in_a_pty_to_the_end_of_a_deal(tmp_path):
     _, result = replay_record(rec)
     assert result is not None and result == rec["result"]
     assert moves >= 5  # the human took every one of seat 0's decisions of the deal
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--seed", "-1"], "argument --seed: expected an integer >= 0, got -1"),  # numpy's ValueError traceback
+    (["--seed", "x"], "argument --seed: expected an integer >= 0, got 'x'"),
+])
+def test_blot_play_refuses_a_negative_seed(capsys, args, needle):
+    from agents.play.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main([*args, "--no-save"])
+    assert e.value.code == 2
+    assert needle in capsys.readouterr().err
+
+
+def test_blot_play_refuses_a_save_path_that_is_a_folder_before_the_game(tmp_path, capsys):
+    """It used to fail with IsADirectoryError when saving, after the game, losing the record."""
+    from agents.play.cli import main
+
+    assert main(["--save", str(tmp_path), "--seed", "1"]) == 2
+    assert f"--save {tmp_path} is a folder; give the record's file name" in capsys.readouterr().err

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 from blot_env.errors import ConfigError
 from blot_env.rules_config import PRESETS, make_rules
@@ -29,6 +30,17 @@ from ..registry import UnknownAgentError
 from .game import HUMAN, LEVELS, Game, agents_for
 
 APP_PRESETS = {4: "bazar-app", 2: "duel-app"}
+
+
+def seed_number(text: str) -> int:
+    """argparse type: a seed, an integer >= 0 (numpy's generators take no negative seed)."""
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
+    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--agents", help="agent name(s) for the other seats, comma-separated (overrides --level)")
     ap.add_argument("--match", action="store_true", help="play a match to the preset's target")
     ap.add_argument("--target", type=int, help="play a match to this target (e.g. 151 or 301)")
-    ap.add_argument("--seed", type=int, help="seed of the deals and agents (default: drawn and printed)")
+    ap.add_argument("--seed", type=seed_number, help="seed of the deals and agents (default: drawn and printed)")
     ap.add_argument("--save", help="where to write the record (default blot-play-PRESET-SEED.json)")
     ap.add_argument("--no-save", action="store_true", help="do not write a record")
     ap.add_argument("--no-color", action="store_true", help="plain text")
@@ -53,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.save is not None and not args.no_save and Path(args.save).is_dir():
+        print(f"blot-play: --save {args.save} is a folder; give the record's file name (e.g. {args.save}/game.json)",
+              file=sys.stderr)
+        return 2
     try:
         from rich.console import Console
     except ImportError as e:
