@@ -211,9 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{', '.join(given)} only go with --league")
     if args.agent is None:
         ap.error("--agent is required (or --league A,B,...)")
-    opponents = [x.strip() for x in (args.vs or "random,rules").split(",") if x.strip()]
-    if not opponents:
-        print("blot-eval: --vs needs at least one opponent", file=sys.stderr)
+    opponents = [x.strip() for x in (args.vs or "random,rules").split(",")]
+    if not all(opponents):
+        print(f"blot-eval: --vs {args.vs!r}: expected agent names separated by commas, with no empty name",
+              file=sys.stderr)
         return 2
     from .registry import UnknownAgentError, make_agent
 
@@ -243,7 +244,9 @@ def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     if args.agent is not None or args.vs is not None or args.mixed:
         ap.error("--league takes no --agent, --vs or --mixed (every agent plays every other)")
-    names = [x.strip() for x in args.league.split(",") if x.strip()]
+    names = [x.strip() for x in args.league.split(",")]
+    if not all(names):
+        ap.error(f"--league {args.league!r}: expected agent names separated by commas, with no empty name")
     anchor = args.anchor or "rules"
     save = Path(args.save or f"runs/league_{args.preset}_{args.split}.pkl")
     out_json = Path(args.league_json) if args.league_json else save.with_suffix(".json")

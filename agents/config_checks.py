@@ -9,6 +9,7 @@ a config. Used by the RLlib run config (:mod:`agents.integrations.rllib_config`)
 
 from __future__ import annotations
 
+import math
 import typing
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -26,10 +27,14 @@ def check_literal(obj: Any, name: str) -> None:
 
 
 def check_positive(obj: Any, *names: str) -> None:
-    """Each field ``obj.<name>`` is > 0. Raises ConfigError."""
+    """Each field ``obj.<name>`` is > 0 and finite (``max_grad_norm`` may be ``inf``: no
+    clipping). Raises ConfigError."""
     for n in names:
-        if not getattr(obj, n) > 0:
-            raise ConfigError(f"{type(obj).__name__}.{n} must be positive, got {getattr(obj, n)!r}")
+        v = getattr(obj, n)
+        if not v > 0:
+            raise ConfigError(f"{type(obj).__name__}.{n} must be positive, got {v!r}")
+        if isinstance(v, float) and math.isinf(v) and n != "max_grad_norm":  # inf grad norm: no clipping
+            raise ConfigError(f"{type(obj).__name__}.{n} must be finite, got {v!r}")
 
 
 def check_in_unit(obj: Any, *names: str) -> None:

@@ -86,7 +86,8 @@ class RulesConfig:
         if self.num_players not in (2, 4):
             raise ConfigError(f"num_players must be 2 or 4, got {self.num_players!r}")
         if self.bid_min > self.bid_max or self.bid_step < 1:
-            raise ConfigError(f"bad bid ladder {self.bid_min}..{self.bid_max} step {self.bid_step}")
+            raise ConfigError(f"bad bid ladder: bid_min={self.bid_min}, bid_max={self.bid_max}, "
+                              f"bid_step={self.bid_step} (need bid_min <= bid_max and bid_step >= 1)")
         if self.target < 1:
             raise ConfigError(f"target must be positive, got {self.target}")
         for name in _LITERALS:

@@ -396,3 +396,10 @@ def test_cli_names_a_folder_given_as_the_agent(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"agent {str(tmp_path)!r} is a folder, not a checkpoint" in err
     assert f"the policy of a blot-train run is {tmp_path / 'policy.pt'}" in err
+
+
+@pytest.mark.parametrize("vs", ["random,,rules", "random,", " , "])
+def test_cli_refuses_an_empty_opponent_name(capsys, vs):
+    assert cli_main(["--agent", "rules", "--vs", vs, "--boards", "2", "--split", "dev", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert f"--vs {vs!r}: expected agent names separated by commas, with no empty name" in err

@@ -48,3 +48,12 @@ def test_env_applies_overrides_on_top_of_a_rules_value():
         raw_env(rules=PRESETS["bazar"], target="abc")
     with pytest.raises(ConfigError):
         raw_env(rules="bazar")
+
+
+@pytest.mark.parametrize(("knobs", "shown"), [
+    ({"bid_min": 9, "bid_max": 5}, "bid_min=9, bid_max=5"),
+    ({"bid_min": 20, "bid_max": 10, "bid_step": 2}, "bid_min=20, bid_max=10, bid_step=2"),
+])
+def test_a_bad_bid_ladder_names_its_knobs(knobs, shown):
+    with pytest.raises(ConfigError, match=f"bad bid ladder: {shown}"):
+        make_rules("bazar", **knobs)

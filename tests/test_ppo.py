@@ -203,6 +203,11 @@ def test_config_overrides_and_validation():
         PPOConfig(learning_rate=-1.0)
     with pytest.raises(ConfigError, match="preset"):
         TrainConfig(preset="nope")
+    with pytest.raises(ConfigError, match="learning_rate must be finite, got inf"):
+        apply_overrides(cfg, ["ppo.learning_rate=.inf"])
+    with pytest.raises(ConfigError, match="reward_clip must be >= 0, got nan"):
+        apply_overrides(cfg, ["rollout.reward_clip=.nan"])
+    assert apply_overrides(cfg, ["ppo.max_grad_norm=.inf"]).ppo.max_grad_norm == float("inf")  # no clipping
     with pytest.raises(ConfigError):
         apply_overrides(cfg, ["ppo.clip_coef=abc"])
 

@@ -162,7 +162,7 @@ class RolloutConfig:
         check_positive(self, "num_envs", "deals_per_rollout", "reward_scale")
         if self.engine not in ("batched", "reference"):
             raise ConfigError(f"rollout.engine must be 'batched' or 'reference', got {self.engine!r}")
-        if self.reward_clip < 0:
+        if not self.reward_clip >= 0:  # NaN fails too
             raise ConfigError(f"rollout.reward_clip must be >= 0, got {self.reward_clip}")
 
 
