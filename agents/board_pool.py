@@ -16,6 +16,9 @@ Pools (:func:`make_pool`):
 A task is ``(candidate, opponent, board index)`` with registry names
 (:func:`agents.registry.make_agent`); the suite, rules and seed are the job's
 (:class:`BoardJob`), sent once to each worker. A worker builds each agent once and keeps it.
+Other jobs use the same pools: :func:`run_tasks` takes any module-level task function and a
+record writer, and the task reads the job it shares with the others with :func:`worker_job`
+(``scripts/dd_table.py``, the double-dummy tables of :mod:`agents.search.dd_table`).
 
 The save file is a sequence of pickled dicts, one per board (:func:`play_task`):
 ``format`` (:data:`RECORD_FORMAT`), ``agent``, ``vs``, ``preset``, ``split``, ``seed``,
@@ -104,6 +107,18 @@ def _agent(name: str, cfg: RulesConfig) -> Any:
     return _AGENTS[name]
 
 
+def worker_job() -> Any:
+    """The job this worker was set up with (:func:`make_pool`): what a task function other
+    than :func:`play_task` reads its shared data from (``agents.search.dd_table.solve_task``).
+
+    Raises:
+        RuntimeError: called outside a worker of :func:`make_pool`.
+    """
+    if "job" not in _JOB:
+        raise RuntimeError("worker_job() is only set in a worker of board_pool.make_pool")
+    return _JOB["job"]
+
+
 def play_task(task: Task) -> dict[str, Any]:
     """Play board ``index`` of the job's suite (a worker set up by :func:`make_pool`).
 
@@ -141,11 +156,13 @@ def ray_pool_class() -> type:
     return Pool
 
 
-def make_pool(job: BoardJob, workers: int | None, address: str | None = None) -> Any:
-    """A pool whose workers play :func:`play_task` for ``job``.
+def make_pool(job: Any, workers: int | None, address: str | None = None) -> Any:
+    """A pool whose workers play :func:`play_task` for ``job`` (or run another task function
+    given to :func:`run_tasks`, which reads ``job`` with :func:`worker_job`).
 
     Args:
-        job: the run's rules, deals, split and seed.
+        job: the run's rules, deals, split and seed (a :class:`BoardJob`; another task
+            function's job may be any picklable object).
         workers: processes (local) or actors (Ray; None: one per CPU of the cluster).
         address: None for this machine, else the address of a running Ray cluster.
 
@@ -173,34 +190,41 @@ class RunStop:
     finished: int = 0
     deadline: bool = False
     interrupted: bool = False
-    records: list[dict] = field(default_factory=list)
+    records: list[Any] = field(default_factory=list)
 
     @property
     def stopped(self) -> bool:
         return self.deadline or self.interrupted
 
 
-def run_tasks(pool: Any, tasks: Iterable[Task], out: BinaryIO, deadline_at: float | None = None,
-              on_record: Callable[[dict], None] | None = None) -> RunStop:
+def run_tasks(pool: Any, tasks: Iterable[Any], out: BinaryIO, deadline_at: float | None = None,
+              on_record: Callable[[Any], None] | None = None, func: Callable[[Any], Any] = play_task,
+              save: Callable[[BinaryIO, Any], None] | None = None) -> RunStop:
     """Play ``tasks`` on ``pool``, appending each record to ``out`` as it arrives.
 
     Stops at ``deadline_at`` (a ``time.perf_counter()`` value) or on Ctrl-C, keeping the
     boards that finished meanwhile; the boards still in flight are lost, and the caller
     terminates the pool. ``on_record`` is called after each save (a progress bar).
+
+    Other jobs than boards run the same way: ``func`` (a module-level function, so that the
+    workers find it by name) maps a task to a record, and ``save`` writes one record to
+    ``out`` (default :func:`append_record`, a pickle); ``scripts/dd_table.py`` runs
+    ``agents.search.dd_table.solve_task`` with ``agents.search.dd_table.append_row``.
     """
+    save = append_record if save is None else save
     stop = RunStop()
     sigint: list[int] = []
     previous = signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
 
-    def keep(rec: dict) -> None:
-        append_record(out, rec)
+    def keep(rec: Any) -> None:
+        save(out, rec)
         stop.finished += 1
         stop.records.append(rec)
         if on_record is not None:
             on_record(rec)
 
     try:
-        it = pool.imap_unordered(play_task, list(tasks), chunksize=1)
+        it = pool.imap_unordered(func, list(tasks), chunksize=1)
         while not sigint:
             left = None if deadline_at is None else deadline_at - time.perf_counter()
             if left is not None and left <= 0:
@@ -357,4 +381,5 @@ __all__ = [
     "record_key",
     "run_tasks",
     "warm_up",
+    "worker_job",
 ]
