@@ -25,15 +25,24 @@ from .arena import SPLITS, run
 from .registry import known_agents
 
 
-def positive_int(text: str) -> int:
-    """argparse type: an integer of at least 1 (a clear message otherwise)."""
+def _int_at_least(text: str, low: int, what: str) -> int:
     try:
         v = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {v}")
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+    if v < low:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {v}")
     return v
+
+
+def positive_int(text: str) -> int:
+    """argparse type: an integer of at least 1 (a clear message otherwise)."""
+    return _int_at_least(text, 1, "a positive integer")
+
+
+def seed_number(text: str) -> int:
+    """argparse type: a seed, an integer >= 0 (numpy's generators take no negative seed)."""
+    return _int_at_least(text, 0, "an integer >= 0")
 
 
 def _fraction(text: str) -> float:

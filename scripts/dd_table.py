@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena_cli import positive_int
+from agents.arena_cli import positive_int, seed_number
 from agents.board_pool import close_pool, make_pool, run_tasks
 from agents.search.dd_table import (
     DDTableError,
@@ -45,17 +45,6 @@ from agents.search.dd_table import (
     solve_task,
 )
 from blot_env.rules_config import PRESETS, make_rules
-
-
-def _seed(text: str) -> int:
-    """argparse type: a non-negative integer (numpy's ``default_rng([seed, i])`` needs one)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {v}")
-    return v
 
 
 def info(path: str) -> dict:
@@ -78,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="bazar", choices=tuple(PRESETS))
     ap.add_argument("--deals", type=positive_int, help="deals 0 .. N-1 of the seed")
-    ap.add_argument("--seed", type=_seed, default=0)
+    ap.add_argument("--seed", type=seed_number, default=0)
     ap.add_argument("--workers", type=positive_int, default=None,
                     help="processes (default: this machine's CPUs; with --address: the cluster's CPUs)")
     ap.add_argument("--address", default=None,

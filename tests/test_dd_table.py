@@ -192,7 +192,7 @@ def test_script_refuses_bad_arguments(tmp_path, capsys):
     for argv, msg in ((["--deals", "0"], "--deals: expected a positive integer"),
                       (["--deals", "2", "--workers", "0"], "--workers: expected a positive integer"),
                       (["--deals", "2", "--preset", "nope"], "invalid choice: 'nope'"),
-                      (["--deals", "2", "--seed", "-1"], "--seed: expected a non-negative integer"),
+                      (["--deals", "2", "--seed", "-1"], "--seed: expected an integer >= 0"),
                       (["--deals", "2"], "--deals and --out are required")):
         with pytest.raises(SystemExit) as e:
             script.main(argv + (["--out", str(out)] if argv != ["--deals", "2"] else []))

@@ -26,21 +26,11 @@ from pathlib import Path
 from blot_env.errors import ConfigError
 from blot_env.rules_config import PRESETS, make_rules
 
+from ..arena_cli import seed_number
 from ..registry import UnknownAgentError
 from .game import HUMAN, LEVELS, Game, agents_for
 
 APP_PRESETS = {4: "bazar-app", 2: "duel-app"}
-
-
-def seed_number(text: str) -> int:
-    """argparse type: a seed, an integer >= 0 (numpy's generators take no negative seed)."""
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}") from None
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {v}")
-    return v
 
 
 def build_parser() -> argparse.ArgumentParser:
