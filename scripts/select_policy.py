@@ -1,6 +1,7 @@
 """Pick the best kept policy of a training run on dev boards, and optionally ship it.
 
     python scripts/select_policy.py runs/ppo_bazar --vs rules-medium --boards 300 [--last 6] [--ship]
+    python scripts/select_policy.py runs/ppo_bazar_mixed --mixed --also runs/ppo_bazar_stage1.pt --ship
 
 A run trained with ``keep_checkpoints: true`` keeps ``policy_<update>.pt`` at every
 checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``) against
@@ -8,6 +9,11 @@ checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``
 uses ``dev``; reported numbers use ``test``, docs/evaluation.md), prints a table sorted by the
 mean board score, and with ``--ship`` copies the best one to ``agents/data/ppo_<preset>.pt``
 (what the agent name ``ppo`` loads for that preset).
+
+``--mixed`` also plays every candidate in the mixed-partnership mode (the candidate and an
+``--vs`` partner against two ``--vs``, docs/evaluation.md) and ranks by the mean of the two
+scores; ``--also FILE`` adds policy files from elsewhere (the policy a fine-tuning run
+started from, so that the run ships only what beats its start).
 """
 
 from __future__ import annotations
@@ -36,6 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", type=int, default=300, help="dev boards per candidate")
     ap.add_argument("--last", type=int, default=6, help="kept policies to try, the latest ones")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--mixed", action="store_true",
+                    help="also evaluate in the mixed-partnership mode and rank by the mean of both scores")
+    ap.add_argument("--also", type=Path, action="append", default=[], metavar="FILE",
+                    help="another policy file to compare (repeatable), e.g. the policy a fine-tuning run started from")
     ap.add_argument("--ship", action="store_true", help="copy the best to agents/data/ppo_<preset>.pt")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -45,21 +55,33 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.run} is not a directory")
     from agents.arena import run
     from agents.ppo.agent import read_policy_file, shipped_path
+    from blot_env.rules_config import make_rules
 
-    files = candidates(args.run, args.last)
+    missing = [str(f) for f in args.also if not f.is_file()]
+    if missing:
+        ap.error(f"--also: no such file: {', '.join(missing)}")
+    files = candidates(args.run, args.last) + list(args.also)
     if not files:
         ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
-    preset = read_policy_file(files[-1])["config"]["preset"]
+    preset = read_policy_file(files[0])["config"]["preset"]
+    if args.mixed and make_rules(preset).num_players != 4:
+        ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has 2 players")
     rows = []
     for f in files:
-        rep = run(str(f), [args.vs], preset=preset, boards=args.boards, split="dev", workers=args.workers,
-                  progress=False)["rows"][0]
-        rows.append({"policy": str(f), "mean": rep["mean_board_score"], "ci95": rep["ci95"],
-                     "board_win_rate": rep["board_win_rate"]})
-        print(f"{f.name:>22}  {rep['mean_board_score']:+.2f} [{rep['ci95'][0]:+.2f}, {rep['ci95'][1]:+.2f}] tp/deal "
-              f"vs {args.vs}", file=sys.stderr, flush=True)
-    best = max(rows, key=lambda r: r["mean"])
-    out = {"preset": preset, "opponent": args.vs, "boards": args.boards, "split": "dev", "rows": rows,
+        row: dict = {"policy": str(f)}
+        for mixed in (False, True) if args.mixed else (False,):
+            rep = run(str(f), [args.vs], preset=preset, boards=args.boards, split="dev", workers=args.workers,
+                      mixed=mixed, progress=False)["rows"][0]
+            key = "mixed_" if mixed else ""
+            row.update({f"{key}mean": rep["mean_board_score"], f"{key}ci95": rep["ci95"],
+                        f"{key}board_win_rate": rep["board_win_rate"]})
+            print(f"{f.name:>26}  {rep['mean_board_score']:+.2f} [{rep['ci95'][0]:+.2f}, {rep['ci95'][1]:+.2f}] "
+                  f"tp/deal vs {args.vs}{' (mixed)' if mixed else ''}", file=sys.stderr, flush=True)
+        row["rank_score"] = (row["mean"] + row["mixed_mean"]) / 2 if args.mixed else row["mean"]
+        rows.append(row)
+    best = max(rows, key=lambda r: r["rank_score"])
+    out = {"preset": preset, "opponent": args.vs, "boards": args.boards, "split": "dev", "mixed": args.mixed,
+           "rows": rows,
            "best": best["policy"]}
     if args.ship:
         dest = shipped_path(preset)
@@ -69,7 +91,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps(out, indent=1))
     else:
-        print(f"best: {best['policy']} ({best['mean']:+.2f} tp/deal vs {args.vs} on {args.boards} dev boards)")
+        how = "mean of plain and mixed" if args.mixed else "mean"
+        print(f"best: {best['policy']} ({how} {best['rank_score']:+.2f} tp/deal vs {args.vs} "
+              f"on {args.boards} dev boards)")
     return 0
 
 

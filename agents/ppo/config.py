@@ -185,6 +185,11 @@ class PoolConfig:
     """Snapshots kept (the oldest is dropped first)."""
     snapshot_greedy: bool = False
     """Snapshots act greedily (argmax) instead of sampling."""
+    partner_prob: float = 0.0
+    """Per deal (4-player presets): probability of a mixed-partnership deal, in which the
+    learner plays one random seat and one pool member (drawn as for ``opponent_prob``) plays
+    the other three, the learner's partner included; the evaluation's ``--mixed`` mode
+    (docs/evaluation.md). Drawn first; the remaining deals use ``opponent_prob``."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "baselines", tuple(str(b) for b in self.baselines))
@@ -192,14 +197,16 @@ class PoolConfig:
         if not all(isinstance(p, int | float) and not isinstance(p, bool) for p in probs):
             raise ConfigError(f"pool.baseline_probs must be a list of numbers, got {list(probs)!r}")
         object.__setattr__(self, "baseline_probs", tuple(float(p) for p in probs))
-        check_in_unit(self, "opponent_prob", "baseline_weight")
+        check_in_unit(self, "opponent_prob", "baseline_weight", "partner_prob")
         if self.baseline_probs and (len(self.baseline_probs) != len(self.baselines)
                                     or min(self.baseline_probs) < 0 or sum(self.baseline_probs) <= 0):
             raise ConfigError("pool.baseline_probs needs one non-negative weight per baseline (not all 0)")
         if self.snapshot_every < 0 or self.max_snapshots < 0:
             raise ConfigError("pool.snapshot_every and pool.max_snapshots must be >= 0")
-        if self.opponent_prob > 0 and not self.baselines and (self.snapshot_every == 0 or self.max_snapshots == 0):
-            raise ConfigError("pool.opponent_prob > 0 needs baselines or snapshots in the pool")
+        if max(self.opponent_prob, self.partner_prob) > 0 and not self.baselines and (
+                self.snapshot_every == 0 or self.max_snapshots == 0):
+            raise ConfigError("pool.opponent_prob > 0 and pool.partner_prob > 0 need baselines or snapshots "
+                              "in the pool")
 
 
 @dataclass(frozen=True)
@@ -281,6 +288,11 @@ class TrainConfig:
     network without optimizer or pool: a few MB) for picking the best one later."""
     tensorboard: bool = True
     """Write TensorBoard event files next to the CSV log."""
+    init_policy: str = ""
+    """Start from the weights of this policy file (``policy.pt``, ``policy_<update>.pt``, a
+    checkpoint, or ``ppo`` for the shipped policy of ``preset``) instead of a fresh network:
+    fine-tuning. Its network settings must match ``network``; excludes ``pretrain.agent``.
+    Empty: a fresh network."""
     network: NetworkConfig = field(default_factory=NetworkConfig)
     """Policy/value network."""
     ppo: PPOConfig = field(default_factory=PPOConfig)
@@ -308,6 +320,9 @@ class TrainConfig:
         check_literal(self, "device")
         if self.checkpoint_every < 1:
             raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
+        if self.init_policy and self.pretrain.agent:
+            raise ConfigError(f"init_policy ({self.init_policy!r}) and pretrain.agent ({self.pretrain.agent!r}) "
+                              "both set the starting weights; set one of them (--set pretrain.agent= clears it)")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""

@@ -261,7 +261,7 @@ class OpponentPool:
         self.snapshots: list[PoolMember] = []
         self._snap = -1  # the rollout's snapshot (begin_rollout)
         self._agents: dict[tuple[str, int], Any] = {}
-        if self.baselines and cfg.opponent_prob > 0:
+        if self.baselines and self.uses_baselines:
             if agent_factory is None:
                 raise ConfigError("pool.baselines needs an agent factory (agents.registry.make_agent); "
                                   "build the trainer with agents.ppo.build.build_trainer or pass agent_factory")
@@ -276,8 +276,13 @@ class OpponentPool:
         return self._agents[key]
 
     @property
+    def uses_baselines(self) -> bool:
+        """Whether any deal can draw a pool member (``opponent_prob`` or ``partner_prob`` above 0)."""
+        return max(self.cfg.opponent_prob, self.cfg.partner_prob) > 0
+
+    @property
     def members(self) -> list[PoolMember]:
-        return (self.baselines if self.cfg.opponent_prob > 0 else []) + self.snapshots
+        return (self.baselines if self.uses_baselines else []) + self.snapshots
 
     def add_snapshot(self, name: str, policy: ActorCritic) -> None:
         """Add a frozen copy of ``policy``; drops the oldest beyond ``max_snapshots``."""
@@ -393,17 +398,35 @@ class RolloutCollector:
         self.n = rules.num_players
         self.privileged = privileged
         self.device = torch.device(device)
+        if pool_cfg.partner_prob > 0 and self.n != 4:
+            raise ConfigError(f"pool.partner_prob needs a 4-player preset (partners); {rules.preset!r} has "
+                              f"{self.n} players: set pool.partner_prob=0")
+        self.mixed = np.zeros(cfg.num_envs, dtype=bool)
+        """Per env: its deal in progress is a mixed-partnership deal."""
 
     def _controllers(self, env: int, rng: np.random.Generator) -> np.ndarray:
-        """Per seat: LEARNER or a pool member index, for one new deal in ``env``."""
+        """Per seat: LEARNER or a pool member index, for one new deal in ``env``: a
+        mixed-partnership deal (``partner_prob``: the learner in one seat, the member in the
+        other three), else a deal against a pool side (``opponent_prob``), else self-play.
+        Sets ``self.mixed[env]``."""
         ctrl = np.full(self.n, LEARNER, dtype=np.int64)
         members = self.pool.members
-        if members and rng.random() < self.pool_cfg.opponent_prob:
+        self.mixed[env] = False
+        if not members:
+            return ctrl
+        if self.pool_cfg.partner_prob > 0 and rng.random() < self.pool_cfg.partner_prob:
+            k = self.pool.sample(rng)
+            ctrl[:] = k
+            ctrl[int(rng.integers(self.n))] = LEARNER
+            self.mixed[env] = True
+        elif rng.random() < self.pool_cfg.opponent_prob:
             k = self.pool.sample(rng)
             opp_team = int(rng.integers(2))
             ctrl[[s for s in range(self.n) if s % 2 == opp_team]] = k
-            if members[k].kind == "baseline":
-                reset_agent(self.pool.baseline_agent(members[k], env))
+        else:
+            return ctrl
+        if members[k].kind == "baseline":
+            reset_agent(self.pool.baseline_agent(members[k], env))
         return ctrl
 
     def _t(self, a: np.ndarray) -> torch.Tensor:
@@ -438,6 +461,7 @@ class RolloutCollector:
         d_member: list[np.ndarray] = []  # per finished deal: pool member (-1 self-play)
         d_diff: list[np.ndarray] = []  # learner side's score difference
         d_passed: list[np.ndarray] = []
+        d_mixed: list[np.ndarray] = []  # per finished deal: a mixed-partnership deal
         scale, clip = self.cfg.reward_scale, self.cfg.reward_clip
         while True:
             active = np.flatnonzero(out.seat >= 0)
@@ -510,6 +534,7 @@ class RolloutCollector:
             lseat = (ctrl[ended] == LEARNER).argmax(axis=1)  # a learner seat of each ended deal
             opp = np.where(ctrl[ended] == LEARNER, -1, ctrl[ended]).max(axis=1)
             d_member.append(opp)
+            d_mixed.append(self.mixed[ended].copy())
             d_diff.append(out.rewards[ended, lseat].astype(np.float64))
             d_passed.append(out.passed_out[ended].astype(np.float64))
             refill = []
@@ -524,16 +549,20 @@ class RolloutCollector:
         member = np.concatenate(d_member) if d_member else np.zeros(0, np.int64)
         diff = np.concatenate(d_diff) if d_diff else np.zeros(0)
         passed = np.concatenate(d_passed) if d_passed else np.zeros(0)
+        mixed = np.concatenate(d_mixed) if d_mixed else np.zeros(0, bool)
         stats = {"collect_time": elapsed, "env_steps": float(env_steps), "learner_steps": float(T),
                  "deals": float(member.size), "passed_out": float(passed.mean()) if passed.size else 0.0}
         for k in np.unique(member[member >= 0]):
             mem = members[int(k)]
             name = mem.name if mem.kind == "baseline" else "snapshots"
-            sel = diff[member == k]
-            prev_n = stats.get(f"vs_{name}_deals", 0.0)
-            prev_sum = stats.get(f"vs_{name}_tp", 0.0) * prev_n
-            stats[f"vs_{name}_deals"] = prev_n + sel.size
-            stats[f"vs_{name}_tp"] = float((prev_sum + sel.sum()) / (prev_n + sel.size))
+            for prefix, rows in (("vs", ~mixed), ("mixed", mixed)):
+                sel = diff[(member == k) & rows]
+                if not sel.size:
+                    continue
+                prev_n = stats.get(f"{prefix}_{name}_deals", 0.0)
+                prev_sum = stats.get(f"{prefix}_{name}_tp", 0.0) * prev_n
+                stats[f"{prefix}_{name}_deals"] = prev_n + sel.size
+                stats[f"{prefix}_{name}_tp"] = float((prev_sum + sel.sum()) / (prev_n + sel.size))
         D, A = vec.obs.shape[1], vec.num_actions
         return Rollout(
             obs=np.concatenate(obs_l) if obs_l else np.zeros((0, D), np.uint8),

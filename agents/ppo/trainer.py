@@ -114,6 +114,8 @@ class PPOTrainer:
         self.encoder = make_encoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
         self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)
+        if cfg.init_policy and not resume:
+            self._load_init_policy(cfg.init_policy)
         self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
         self.rng = np.random.default_rng(cfg.seed)
         self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
@@ -143,12 +145,44 @@ class PPOTrainer:
                 raise ConfigError(f"--resume: no checkpoint at {self.out_dir and self.out_dir / CHECKPOINT_NAME}")
             self.load_checkpoint(self.out_dir / CHECKPOINT_NAME)
 
+    def _load_init_policy(self, name: str) -> None:
+        """Copy the weights of the policy file ``name`` (``init_policy``) into the fresh network.
+
+        Raises:
+            FileNotFoundError: no such file or shipped name.
+            ConfigError: not a PPO file, trained on another preset or observation kind, or its
+                network settings differ from ``network`` (the message names the setting).
+        """
+        from .agent import read_policy_file, resolve_policy_path
+
+        path = resolve_policy_path(name, self.cfg.preset)
+        data = read_policy_file(path)
+        saved = config_from_saved(data["config"])
+        for key in ("preset", "obs_kind"):
+            if getattr(saved, key) != getattr(self.cfg, key):
+                raise ConfigError(f"init_policy {path}: trained with {key}={getattr(saved, key)!r}, "
+                                  f"this run has {key}={getattr(self.cfg, key)!r}")
+        diff = [f"network.{k}={v!r} (this run: {getattr(self.cfg.network, k)!r})"
+                for k, v in vars(saved.network).items() if k not in ("precision", "policy_bias_init")
+                and v != getattr(self.cfg.network, k)]
+        if diff:
+            raise ConfigError(f"init_policy {path}: its network differs from this run's: {'; '.join(diff)}")
+        try:
+            self.policy.load_state_dict({k: v.to(self.device) for k, v in data["policy"].items()})
+        except RuntimeError as e:
+            raise ConfigError(f"init_policy {path}: weights do not fit this run's network: "
+                              f"{str(e).strip().splitlines()[0][:200]}") from None
+        log.info("init_policy: weights from %s", path)
+
     # ------------------------------------------------------------------ columns / logging
     @property
     def columns(self) -> list[str]:
         cols = list(CORE_COLUMNS)
         for name in [*self.cfg.pool.baselines, "snapshots"]:
             cols += [f"vs_{name}_tp", f"vs_{name}_deals"]
+        if self.cfg.pool.partner_prob > 0:
+            for name in [*self.cfg.pool.baselines, "snapshots"]:
+                cols += [f"mixed_{name}_tp", f"mixed_{name}_deals"]
         for opp in self.cfg.eval.opponents if self.cfg.eval.every else ():
             cols += [f"eval_{opp}_mean", f"eval_{opp}_lo", f"eval_{opp}_hi"]
         return cols
@@ -261,7 +295,7 @@ class PPOTrainer:
             "collect_time": ct, "update_time": update_time,
         })
         for k, v in ro.stats.items():
-            if k.startswith("vs_") and k in row:
+            if k.startswith(("vs_", "mixed_")) and k in row:
                 row[k] = v
         if cfg.eval.every and self.update_no % cfg.eval.every == 0:
             row.update(self.evaluate())
@@ -485,7 +519,7 @@ class PPOTrainer:
         step = int(row["global_step"])
         for k, v in row.items():
             if k not in ("update", "global_step") and not (isinstance(v, float) and math.isnan(v)):
-                group = "eval" if k.startswith("eval_") else "pool" if k.startswith("vs_") else \
+                group = "eval" if k.startswith("eval_") else "pool" if k.startswith(("vs_", "mixed_")) else \
                     "perf" if k.endswith(("sps", "_time")) else "train"
                 self._writer.add_scalar(f"{group}/{k}", v, step)
 

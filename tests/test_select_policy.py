@@ -1,0 +1,57 @@
+"""scripts/select_policy.py: ranks a run's kept policies (and --also files) on dev boards, --mixed, --ship."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
+
+from agents.ppo.build import build_trainer  # noqa: E402
+from agents.ppo.config import load_config  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("select_policy", REPO / "scripts" / "select_policy.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("run")
+    cfg = load_config(REPO / "configs" / "ppo_tiny.yaml", ["total_steps=300", "keep_checkpoints=true"])
+    build_trainer(cfg, out).train()
+    return out
+
+
+def test_ranks_kept_policies_and_extra_files_in_both_modes(tiny_run, tmp_path, capsys):
+    extra = tmp_path / "start.pt"
+    shutil.copyfile(REPO / "agents" / "data" / "ppo_bazar.pt", extra)
+    assert _script().main([str(tiny_run), "--vs", "rules", "--boards", "3", "--last", "1", "--workers", "1",
+                           "--also", str(extra), "--mixed", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    names = [Path(r["policy"]).name for r in out["rows"]]
+    assert names[-1] == "start.pt" and "policy.pt" in names and len(names) == 3
+    for r in out["rows"]:
+        assert r["rank_score"] == pytest.approx((r["mean"] + r["mixed_mean"]) / 2)
+    assert out["best"] == max(out["rows"], key=lambda r: r["rank_score"])["policy"] and out["mixed"]
+
+
+def test_refuses_a_missing_extra_file_and_mixed_on_two_players(tiny_run, tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        _script().main([str(tiny_run), "--also", str(tmp_path / "nope.pt")])
+    assert "--also: no such file" in capsys.readouterr().err
+    duel = tmp_path / "duel"
+    duel.mkdir()
+    shutil.copyfile(REPO / "agents" / "data" / "ppo_duel.pt", duel / "policy.pt")
+    with pytest.raises(SystemExit):
+        _script().main([str(duel), "--mixed", "--boards", "1"])
+    assert "--mixed needs a 4-player preset" in capsys.readouterr().err
