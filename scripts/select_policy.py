@@ -7,7 +7,8 @@ A run trained with ``keep_checkpoints: true`` keeps ``policy_<update>.pt`` at ev
 checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``) against
 ``--vs`` on the first ``--boards`` boards of the preset's ``dev`` suite (checkpoint selection
 uses ``dev``; reported numbers use ``test``, docs/evaluation.md), prints a table sorted by the
-mean board score, and with ``--ship`` copies the best one to ``agents/data/ppo_<preset>.pt``
+mean board score, copies the best to ``<run>/policy_selected.pt`` (what a next stage's
+    python scripts/select_policy.py runs/ppo_bazar_mixed --mixed --also runs/ppo_bazar/policy_selected.pt
 (what the agent name ``ppo`` loads for that preset).
 
 ``--mixed`` also plays every candidate in the mixed-partnership mode (the candidate and an
@@ -30,7 +31,7 @@ sys.path.insert(0, str(REPO))
 
 def candidates(run: Path, last: int) -> list[Path]:
     """The run's kept policy files, the last ``last`` of them by update, then ``policy.pt``."""
-    kept = sorted(run.glob("policy_*.pt"))[-last:] if last > 0 else []
+    kept = sorted(p for p in run.glob("policy_*.pt") if p.stem[7:].isdigit())[-last:] if last > 0 else []
     final = run / "policy.pt"
     return kept + ([final] if final.exists() else [])
 
@@ -83,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     out = {"preset": preset, "opponent": args.vs, "boards": args.boards, "split": "dev", "mixed": args.mixed,
            "rows": rows,
            "best": best["policy"]}
+    selected = args.run / "policy_selected.pt"
+    if Path(best["policy"]).resolve() != selected.resolve():
+        shutil.copyfile(best["policy"], selected)
+    out["selected"] = str(selected)
     if args.ship:
         dest = shipped_path(preset)
         shutil.copyfile(best["policy"], dest)

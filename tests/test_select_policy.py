@@ -43,6 +43,7 @@ def test_ranks_kept_policies_and_extra_files_in_both_modes(tiny_run, tmp_path, c
     for r in out["rows"]:
         assert r["rank_score"] == pytest.approx((r["mean"] + r["mixed_mean"]) / 2)
     assert out["best"] == max(out["rows"], key=lambda r: r["rank_score"])["policy"] and out["mixed"]
+    assert (tiny_run / "policy_selected.pt").read_bytes() == Path(out["best"]).read_bytes()
 
 
 def test_refuses_a_missing_extra_file_and_mixed_on_two_players(tiny_run, tmp_path, capsys):
