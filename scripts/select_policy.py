@@ -1,14 +1,15 @@
 """Pick the best kept policy of a training run on dev boards, and optionally ship it.
 
     python scripts/select_policy.py runs/ppo_bazar --vs rules-medium --boards 300 [--last 6] [--ship]
-    python scripts/select_policy.py runs/ppo_bazar_mixed --mixed --also runs/ppo_bazar_stage1.pt --ship
+    python scripts/select_policy.py runs/ppo_bazar_mixed --mixed --also runs/ppo_bazar/policy_selected.pt
 
 A run trained with ``keep_checkpoints: true`` keeps ``policy_<update>.pt`` at every
 checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``) against
 ``--vs`` on the first ``--boards`` boards of the preset's ``dev`` suite (checkpoint selection
 uses ``dev``; reported numbers use ``test``, docs/evaluation.md), prints a table sorted by the
 mean board score, copies the best to ``<run>/policy_selected.pt`` (what a next stage's
-    python scripts/select_policy.py runs/ppo_bazar_mixed --mixed --also runs/ppo_bazar/policy_selected.pt
+``init_policy`` reads, configs/ppo_<preset>_mixed.yaml), and with ``--ship`` also copies the
+best to ``agents/data/ppo_<preset>.pt``
 (what the agent name ``ppo`` loads for that preset).
 
 ``--mixed`` also plays every candidate in the mixed-partnership mode (the candidate and an
