@@ -81,3 +81,22 @@ def test_search_names_are_checked():
         make_agent("ppo-search-x", "bazar")
     with pytest.raises(ValueError):
         NetSearchAgent(object(), k=0)
+
+
+def test_choose_keeps_the_favourite_unless_another_candidate_clearly_beats_it():
+    from agents.search.net_search import choose
+
+    rng = np.random.default_rng(0)
+    noise = rng.normal(0.0, 5.0, size=(16, 3))
+    flat = noise + np.array([0.0, 0.5, 0.3])  # means differ by far less than their error
+    assert choose(flat, z=2.0) == 0
+    assert choose(flat, z=0.0) == int(np.argmax(flat.mean(axis=0)))  # z=0: the plain argmax
+    world = rng.normal(0.0, 20.0, size=(16, 1))  # luck shared by all candidates of one world
+    clear = world + np.array([0.0, 1.0, 6.0]) + rng.normal(0.0, 0.5, size=(16, 3))
+    assert choose(clear, z=2.0) == 2  # paired: the shared world luck cancels
+    worse = world + np.array([0.0, -3.0, -1.0])
+    assert choose(worse, z=0.0) == 0 and choose(worse, z=2.0) == 0
+    assert choose(np.array([[1.0, 2.0]]), z=2.0) == 1  # one world: no error estimate, the mean decides
+    assert choose(np.array([[1.0]]), z=2.0) == 0
+    with pytest.raises(ValueError, match="z"):
+        NetSearchAgent(object(), z=-1.0)

@@ -13,7 +13,11 @@ than one legal action as follows (docs/search.md):
    are left to play; otherwise the network's critic at that position, from the seat to act
    there (a privileged critic reads the world's hands: every card is known in a sampled world),
    negated when that seat is an opponent. Values are in score-sheet units.
-4. The candidate with the highest mean value is played; ties go to the policy's favourite.
+4. The policy's favourite is played unless another candidate beats it clearly: each other
+   candidate's gain over the favourite is paired world by world, and the candidate whose mean
+   gain minus ``z`` standard errors is highest and above zero is played instead. The critic's
+   values of close candidates differ by less than their error, so a plain argmax over them
+   picks noise over the policy's choice (``z=0``: the plain argmax, ties to the favourite).
 
 The search covers the card play; in the auction and the declarations the network acts alone
 unless ``auction=True``. The network alone decides where no world can be drawn. The critic's values assume the policy's
@@ -53,20 +57,22 @@ class NetSearchAgent(BaseAgent):
         name: the agent's name in tables.
         auction: also search the auction and the declarations (off: there the policy acts alone;
             the search covers the card play).
+        z: standard errors of the paired gain by which a candidate must beat the policy's
+            favourite to be played instead (0: the candidate with the highest mean value).
 
     The critic's values are turned into score-sheet units with the agent's training
     ``rollout.reward_scale`` (``agent.reward_scale``).
 
     Raises:
-        ValueError: ``k`` / ``top`` below 1 or ``exact_tricks`` below 0.
+        ValueError: ``k`` / ``top`` below 1, ``exact_tricks`` or ``z`` below 0.
         ConfigError: the policy file has no critic weights.
     """
 
     def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
-                 name: str = "ppo-search", auction: bool = False) -> None:
-        if k < 1 or top < 1 or exact_tricks < 0:
-            raise ValueError(f"k and top must be >= 1 and exact_tricks >= 0, got k={k}, top={top}, "
-                             f"exact_tricks={exact_tricks}")
+                 name: str = "ppo-search", auction: bool = False, z: float = 2.0) -> None:
+        if k < 1 or top < 1 or exact_tricks < 0 or not z >= 0:
+            raise ValueError(f"k and top must be >= 1, exact_tricks and z >= 0, got k={k}, top={top}, "
+                             f"exact_tricks={exact_tricks}, z={z}")
         if not getattr(agent, "has_critic", False):
             raise ConfigError(f"{name}: the policy file has no critic weights (a policy exported by an older "
                               "blot-train); train or export it again")
@@ -75,6 +81,7 @@ class NetSearchAgent(BaseAgent):
         self.encoder = agent.encoder
         self.k, self.top, self.exact_tricks = int(k), int(top), int(exact_tricks)
         self.auction = bool(auction)
+        self.z = float(z)
         self.reward_scale = float(agent.reward_scale)
         self.name = name
         self.seconds = 0.0
@@ -99,10 +106,8 @@ class NetSearchAgent(BaseAgent):
             worlds = []
         if not worlds:
             return cands[0]
-        q = np.zeros(len(cands))
-        for w in worlds:
-            q += self._values(w.state, view.seat, cands)
-        best = cands[int(np.argmax(q))]  # argmax keeps the first (the policy's favourite) on ties
+        q = np.stack([self._values(w.state, view.seat, cands) for w in worlds])  # [worlds, candidates]
+        best = cands[choose(q, self.z)]
         self.seconds += time.perf_counter() - t0
         self.decisions += 1
         return best
@@ -136,4 +141,18 @@ class NetSearchAgent(BaseAgent):
         return out
 
 
-__all__ = ["NetSearchAgent"]
+def choose(q: np.ndarray, z: float) -> int:
+    """Index of the candidate to play from values ``q`` (float[worlds, candidates], column 0
+    the policy's favourite): the favourite unless some candidate's paired mean gain over it,
+    minus ``z`` standard errors of that gain, is above zero, in which case the candidate where
+    this is highest (the first on ties). ``z=0`` is the argmax of the mean values."""
+    gain = q[:, 1:] - q[:, :1]
+    m = gain.mean(axis=0)
+    se = gain.std(axis=0, ddof=1) / np.sqrt(len(q)) if len(q) > 1 else np.zeros_like(m)
+    score = m - z * se
+    if score.size == 0 or score.max() <= 0:
+        return 0
+    return 1 + int(np.argmax(score))
+
+
+__all__ = ["NetSearchAgent", "choose"]
