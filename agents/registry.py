@@ -7,7 +7,7 @@ Names (docs/evaluation.md "The baseline agents"):
   ``pimc-insane`` (L4), agents/search/;
 * ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
   a policy file;
-* ``ppo-search-K`` / ``ppo-search-K:PATH.pt``: the light search over K worlds on that network
+* ``ppo-search-K`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search over K worlds on that network
   (agents/search/net_search.py);
 * a path to a checkpoint file (``*.pt``): a trained PPO policy.
 
@@ -17,6 +17,7 @@ rule agents work without torch.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -35,8 +36,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 }
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
-KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K:PATH.pt",
-         "PATH.pt")
+KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-zZ",
+         "ppo-search-K:PATH.pt", "PATH.pt")
 
 
 class UnknownAgentError(ValueError):
@@ -120,19 +121,21 @@ def _make_pimc(key: str) -> Agent:
 
 
 def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
-    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K:PATH.pt``: the light search over K worlds
-    (default 16) on the shipped policy of the preset or on a policy file (agents/search/net_search.py)."""
+    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search over K
+    worlds (default 16) that overrides the policy's card only by Z standard errors (default 2; 0 is
+    the plain argmax), on the shipped policy of the preset or on a policy file
+    (agents/search/net_search.py)."""
     spec, _, path = key.partition(":")
-    k_text = spec.removeprefix("ppo-search").removeprefix("-")
-    if k_text and (not k_text.isdigit() or int(k_text) < 1):
-        raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1) or "
-                                "ppo-search-K:PATH.pt")
+    m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-z(\d+(?:\.\d+)?))?", spec)
+    if m is None or (m.group(1) is not None and int(m.group(1)) < 1):
+        raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1), "
+                                "ppo-search-K-zZ (Z >= 0: standard errors) or any of them with :PATH.pt")
     from .search.net_search import NetSearchAgent
 
     if path and not Path(path).is_file():
         raise UnknownAgentError(f"checkpoint {path!r} of {key!r} not found")
     base = _load_ppo(path or "ppo", cfg, label)
-    return NetSearchAgent(base, k=int(k_text or 16), name=label)
+    return NetSearchAgent(base, k=int(m.group(1) or 16), z=float(m.group(2) or 2.0), name=label)
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:

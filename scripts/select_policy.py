@@ -47,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mixed", action="store_true",
                     help="also evaluate in the mixed-partnership mode and rank by the mean of both scores")
     ap.add_argument("--also", type=Path, action="append", default=[], metavar="FILE",
-                    help="another policy file to compare (repeatable), e.g. the policy a fine-tuning run started from")
+                    help="another policy file to compare (repeatable), e.g. the policy a fine-tuning run started "
+                         "from; ppo for the shipped policy of the preset")
+    ap.add_argument("--preset", default=None,
+                    help="preset of --also ppo when the run holds no policy yet (default: the run's preset)")
     ap.add_argument("--ship", action="store_true", help="copy the best to agents/data/ppo_<preset>.pt")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
@@ -56,18 +59,28 @@ def main(argv: list[str] | None = None) -> int:
     if not args.run.is_dir():
         ap.error(f"{args.run} is not a directory")
     from agents.arena import run
-    from agents.ppo.agent import read_policy_file, shipped_path
+    from agents.ppo.agent import read_policy_file, resolve_policy_path, shipped_path
+    from blot_env.errors import ConfigError
     from blot_env.rules_config import make_rules
 
-    missing = [str(f) for f in args.also if not f.is_file()]
-    if missing:
-        ap.error(f"--also: no such file: {', '.join(missing)}")
-    files = candidates(args.run, args.last) + list(args.also)
-    if not files:
+    kept = candidates(args.run, args.last)
+    if not kept and not args.also:
         ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
-    preset = read_policy_file(files[0])["config"]["preset"]
-    if args.mixed and make_rules(preset).num_players != 4:
-        ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has 2 players")
+    try:
+        run_preset = read_policy_file(kept[0])["config"]["preset"] if kept else args.preset
+        also = [resolve_policy_path(str(f), run_preset) for f in args.also]  # "ppo": the shipped policy
+        files = kept + also
+        presets = {str(f): read_policy_file(f)["config"]["preset"] for f in files}
+    except (FileNotFoundError, ConfigError) as e:
+        ap.error(f"--also: {e}" if not isinstance(e, ConfigError) else str(e))
+    preset = presets[str(files[0])]
+    other = {f: p for f, p in presets.items() if p != preset}
+    if other:
+        ap.error(f"every policy must be of preset {preset!r} ({files[0]}); "
+                 + ", ".join(f"{f} is {p!r}" for f, p in other.items()))
+    players = make_rules(preset).num_players
+    if args.mixed and players != 4:
+        ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has {players} players")
     rows = []
     for f in files:
         row: dict = {"policy": str(f)}
@@ -91,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     out["selected"] = str(selected)
     if args.ship:
         dest = shipped_path(preset)
-        shutil.copyfile(best["policy"], dest)
+        if Path(best["policy"]).resolve() != dest.resolve():  # the shipped policy itself may win (--also ppo)
+            shutil.copyfile(best["policy"], dest)
         out["shipped"] = str(dest)
         print(f"shipped {best['policy']} as {dest}", file=sys.stderr)
     if args.json:

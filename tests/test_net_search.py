@@ -96,7 +96,19 @@ def test_choose_keeps_the_favourite_unless_another_candidate_clearly_beats_it():
     assert choose(clear, z=2.0) == 2  # paired: the shared world luck cancels
     worse = world + np.array([0.0, -3.0, -1.0])
     assert choose(worse, z=0.0) == 0 and choose(worse, z=2.0) == 0
-    assert choose(np.array([[1.0, 2.0]]), z=2.0) == 1  # one world: no error estimate, the mean decides
+    assert choose(np.array([[1.0, 2.0]]), z=2.0) == 0  # one world: no error estimate, the favourite stays
+    assert choose(np.array([[1.0, 2.0]]), z=0.0) == 1
     assert choose(np.array([[1.0]]), z=2.0) == 0
-    with pytest.raises(ValueError, match="z"):
-        NetSearchAgent(object(), z=-1.0)
+    for bad in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ValueError, match="z finite"):
+            NetSearchAgent(object(), z=bad)
+
+
+def test_search_names_set_worlds_and_z(policy_file):
+    preset, path = policy_file
+    agent = make_agent(f"ppo-search-4-z0.5:{path}", preset)
+    assert agent.k == 4 and agent.z == 0.5 and agent.name == f"ppo-search-4-z0.5:{path}"
+    assert make_agent(f"ppo-search:{path}", preset).z == 2.0
+    for bad in ("ppo-search-4-z", "ppo-search-4-zx", "ppo-search-4-z-1", "ppo-search-z1-4"):
+        with pytest.raises(UnknownAgentError, match="ppo-search-K-zZ"):
+            make_agent(bad, preset)

@@ -81,16 +81,31 @@ def test_partner_prob_zero_keeps_whole_sides():
     assert ro.stats["vs_rec_deals"] == 8 and ro.dones.sum() == 16  # two learner seats per deal
 
 
-def test_partner_prob_needs_four_players():
-    cfg = load_config(TINY, ["preset=duel", "pool.partner_prob=0.5"])
+@pytest.mark.parametrize("overlap", ["false", "true"])
+def test_partner_prob_needs_four_players(overlap):
+    cfg = load_config(TINY, ["preset=duel", "pool.partner_prob=0.5", f"rollout.overlap={overlap}"])
     with pytest.raises(ConfigError, match="partner_prob needs a 4-player preset"):
-        build_trainer(cfg, None)
+        build_trainer(cfg, None)  # refused when the trainer is built, also when a worker would collect
+
+
+def test_exact_resume_with_mixed_deals_in_the_worker(tmp_path):
+    cfg = load_config(TINY, ["total_steps=100000", "pool.partner_prob=0.5", "pool.baselines=[random, rules]",
+                             "rollout.overlap=true"])
+    straight = build_trainer(cfg, tmp_path / "a")
+    rows = straight.train(max_updates=4)
+    assert np.nansum([r.get(f"mixed_{m}_deals", np.nan) for r in rows for m in ("random", "rules", "snapshots")]) > 0
+    build_trainer(cfg, tmp_path / "b").train(max_updates=2)
+    resumed = build_trainer(cfg, tmp_path / "b", resume=True)
+    resumed.train(max_updates=2)
+    assert resumed.global_step == straight.global_step
+    for a, b in zip(straight.policy.parameters(), resumed.policy.parameters()):
+        assert torch.equal(a, b)
 
 
 def test_trainer_logs_mixed_deals(tmp_path):
     cfg = load_config(TINY, ["total_steps=200", "pool.partner_prob=0.5", "pool.baselines=[rules]"])
     rows = build_trainer(cfg, tmp_path).train(max_updates=2)
-    assert sum(r.get("mixed_rules_deals", 0) or 0 for r in rows) > 0
+    assert np.nansum([r.get("mixed_rules_deals", np.nan) for r in rows]) > 0
     header = (tmp_path / "metrics.csv").read_text().splitlines()[0].split(",")
     assert "mixed_rules_tp" in header and "mixed_snapshots_tp" in header
 
@@ -126,3 +141,20 @@ def test_init_policy_shipped_name_and_errors(tmp_path):
         build_trainer(load_config(TINY, [f"init_policy={tmp_path / 'nope.pt'}"]), None)
     with pytest.raises(ConfigError, match=r"init_policy .* and pretrain\.agent"):
         load_config(TINY, ["init_policy=ppo", "pretrain.agent=rules"])
+
+
+def test_init_policy_from_an_actor_only_file_or_another_reward_scale_warns(tmp_path):
+    build_trainer(load_config(TINY, ["total_steps=200"]), tmp_path / "a").train()
+    data = torch.load(tmp_path / "a" / "policy.pt", weights_only=True)
+    data["policy"] = {k: v for k, v in data["policy"].items() if k.startswith(("actor_trunk.", "policy_head."))}
+    torch.save(data, tmp_path / "actor.pt")
+    with pytest.warns(UserWarning, match="no critic weights"):
+        t = build_trainer(load_config(TINY, [f"init_policy={tmp_path / 'actor.pt'}"]), None)
+    assert all(torch.equal(v, data["policy"][k]) for k, v in t.policy.state_dict().items() if k in data["policy"])
+    with pytest.warns(UserWarning, match=r"rollout\.reward_scale=0\.02, this run has 0\.5"):
+        build_trainer(load_config(TINY, [f"init_policy={tmp_path / 'a' / 'checkpoint.pt'}",
+                                         "rollout.reward_scale=0.5"]), None)
+    del data["policy"]["policy_head.weight"]
+    torch.save(data, tmp_path / "broken.pt")
+    with pytest.raises(ConfigError, match=r"missing or unexpected policy_head\.weight"):
+        build_trainer(load_config(TINY, [f"init_policy={tmp_path / 'broken.pt'}"]), None)

@@ -49,10 +49,33 @@ def test_ranks_kept_policies_and_extra_files_in_both_modes(tiny_run, tmp_path, c
 def test_refuses_a_missing_extra_file_and_mixed_on_two_players(tiny_run, tmp_path, capsys):
     with pytest.raises(SystemExit):
         _script().main([str(tiny_run), "--also", str(tmp_path / "nope.pt")])
-    assert "--also: no such file" in capsys.readouterr().err
+    assert "--also: no PPO policy file" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _script().main([str(tiny_run), "--also", str(REPO / "agents" / "data" / "ppo_belote.pt")])
+    assert "every policy must be of preset 'bazar'" in capsys.readouterr().err
     duel = tmp_path / "duel"
     duel.mkdir()
     shutil.copyfile(REPO / "agents" / "data" / "ppo_duel.pt", duel / "policy.pt")
     with pytest.raises(SystemExit):
         _script().main([str(duel), "--mixed", "--boards", "1"])
-    assert "--mixed needs a 4-player preset" in capsys.readouterr().err
+    assert "--mixed needs a 4-player preset (partners); 'duel' has 2 players" in capsys.readouterr().err
+
+
+def test_ship_when_the_shipped_policy_itself_wins(tmp_path, capsys, monkeypatch):
+    """--also ppo --ship with the shipped policy as the best candidate leaves it in place."""
+    mod = _script()
+    data = tmp_path / "data"
+    data.mkdir()
+    shipped = data / "ppo_duel.pt"
+    shutil.copyfile(REPO / "agents" / "data" / "ppo_duel.pt", shipped)
+    import agents.ppo.agent as agent_mod
+
+    monkeypatch.setattr(agent_mod, "DATA_DIR", data)
+    run = tmp_path / "run"
+    run.mkdir()
+    assert mod.main([str(run), "--also", "ppo", "--preset", "duel", "--vs", "rules", "--boards", "2",
+                     "--workers", "1", "--ship", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["best"] == str(shipped) and out["shipped"] == str(shipped)
+    assert shipped.read_bytes() == (REPO / "agents" / "data" / "ppo_duel.pt").read_bytes()
+    assert (run / "policy_selected.pt").read_bytes() == shipped.read_bytes()

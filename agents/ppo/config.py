@@ -205,7 +205,7 @@ class PoolConfig:
             raise ConfigError("pool.snapshot_every and pool.max_snapshots must be >= 0")
         if max(self.opponent_prob, self.partner_prob) > 0 and not self.baselines and (
                 self.snapshot_every == 0 or self.max_snapshots == 0):
-            raise ConfigError("pool.opponent_prob > 0 and pool.partner_prob > 0 need baselines or snapshots "
+            raise ConfigError("pool.opponent_prob > 0 or pool.partner_prob > 0 needs baselines or snapshots "
                               "in the pool")
 
 

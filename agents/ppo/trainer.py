@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -113,6 +114,9 @@ class PPOTrainer:
         self.rules = make_rules(cfg.preset)
         self.encoder = make_encoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
+        if cfg.pool.partner_prob > 0 and self.rules.num_players != 4:
+            raise ConfigError(f"pool.partner_prob needs a 4-player preset (partners); {cfg.preset!r} has "
+                              f"{self.rules.num_players} players: set pool.partner_prob=0")
         self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)
         if cfg.init_policy and not resume:
             self._load_init_policy(cfg.init_policy)
@@ -168,10 +172,22 @@ class PPOTrainer:
         if diff:
             raise ConfigError(f"init_policy {path}: its network differs from this run's: {'; '.join(diff)}")
         try:
-            self.policy.load_state_dict({k: v.to(self.device) for k, v in data["policy"].items()})
-        except RuntimeError as e:
+            missing, unexpected = self.policy.load_state_dict(
+                {k: v.to(self.device) for k, v in data["policy"].items()}, strict=False)
+        except RuntimeError as e:  # a tensor of another shape
+            detail = " ".join(line.strip() for line in str(e).strip().splitlines()[1:3])
+            raise ConfigError(f"init_policy {path}: weights do not fit this run's network: {detail[:300]}") from None
+        bad = [k for k in missing if k.startswith(("actor_trunk.", "policy_head."))] + list(unexpected)
+        if bad:
             raise ConfigError(f"init_policy {path}: weights do not fit this run's network: "
-                              f"{str(e).strip().splitlines()[0][:200]}") from None
+                              f"missing or unexpected {', '.join(bad[:5])}")
+        if missing:
+            warnings.warn(f"init_policy {path} holds no critic weights (an actor-only policy file): the critic "
+                          "starts fresh", stacklevel=2)
+        if saved.rollout.reward_scale != self.cfg.rollout.reward_scale:
+            warnings.warn(f"init_policy {path} was trained with rollout.reward_scale={saved.rollout.reward_scale}, "
+                          f"this run has {self.cfg.rollout.reward_scale}: its critic's values start in the old "
+                          "units", stacklevel=2)
         log.info("init_policy: weights from %s", path)
 
     # ------------------------------------------------------------------ columns / logging

@@ -70,8 +70,8 @@ class NetSearchAgent(BaseAgent):
 
     def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
                  name: str = "ppo-search", auction: bool = False, z: float = 2.0) -> None:
-        if k < 1 or top < 1 or exact_tricks < 0 or not z >= 0:
-            raise ValueError(f"k and top must be >= 1, exact_tricks and z >= 0, got k={k}, top={top}, "
+        if k < 1 or top < 1 or exact_tricks < 0 or not 0 <= z < float("inf"):
+            raise ValueError(f"k and top must be >= 1, exact_tricks >= 0 and z finite and >= 0, got k={k}, top={top}, "
                              f"exact_tricks={exact_tricks}, z={z}")
         if not getattr(agent, "has_critic", False):
             raise ConfigError(f"{name}: the policy file has no critic weights (a policy exported by an older "
@@ -145,11 +145,13 @@ def choose(q: np.ndarray, z: float) -> int:
     """Index of the candidate to play from values ``q`` (float[worlds, candidates], column 0
     the policy's favourite): the favourite unless some candidate's paired mean gain over it,
     minus ``z`` standard errors of that gain, is above zero, in which case the candidate where
-    this is highest (the first on ties). ``z=0`` is the argmax of the mean values."""
+    this is highest (the first on ties). ``z=0`` is the argmax of the mean values; with ``z > 0``
+    and a single world (no error estimate) the favourite is kept."""
     gain = q[:, 1:] - q[:, :1]
     m = gain.mean(axis=0)
-    se = gain.std(axis=0, ddof=1) / np.sqrt(len(q)) if len(q) > 1 else np.zeros_like(m)
-    score = m - z * se
+    if len(q) < 2:
+        return 0 if z > 0 or gain.size == 0 or m.max() <= 0 else 1 + int(np.argmax(m))
+    score = m - z * gain.std(axis=0, ddof=1) / np.sqrt(len(q))
     if score.size == 0 or score.max() <= 0:
         return 0
     return 1 + int(np.argmax(score))
