@@ -1,0 +1,69 @@
+"""scripts/average_policies.py: the element-wise mean of policy weights, one loadable policy file."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
+
+from agents.ppo.agent import load_ppo_agent  # noqa: E402
+from agents.ppo.build import build_trainer  # noqa: E402
+from agents.ppo.config import load_config  # noqa: E402
+from blot_env.engine import apply_action, current_seat, deal_random, is_terminal  # noqa: E402
+from blot_env.rules_config import make_rules  # noqa: E402
+from blot_env.view import seat_view  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("average_policies", REPO / "scripts" / "average_policies.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_mean_of_kept_policies_is_a_policy_that_plays(tmp_path):
+    cfg = load_config(REPO / "configs" / "ppo_tiny.yaml", ["total_steps=400", "keep_checkpoints=true"])
+    build_trainer(cfg, tmp_path / "run").train()
+    kept = sorted((tmp_path / "run").glob("policy_0*.pt"))[-2:]
+    assert len(kept) == 2
+    out = tmp_path / "avg.pt"
+    assert _script().main([*map(str, kept), "--out", str(out)]) == 0
+    a, b, m = (torch.load(p, weights_only=True) for p in (*kept, out))
+    assert m["meta"]["averaged_from"] == [str(p) for p in kept]
+    moved = 0
+    for k, v in m["policy"].items():
+        assert torch.allclose(v, (a["policy"][k] + b["policy"][k]) / 2, atol=1e-7), k
+        moved += not torch.equal(a["policy"][k], b["policy"][k])
+    assert moved > 0  # the two kept policies differ, so the mean is a third network
+    agent = load_ppo_agent(out)
+    rules, rng = make_rules("bazar"), np.random.default_rng(0)
+    s = deal_random(rules, rng, 0)
+    while not is_terminal(s):
+        view = seat_view(s, current_seat(s))
+        act = agent.act(view, rng)
+        assert act in view.legal
+        s = apply_action(s, act)
+    assert _script().main(["--run", str(tmp_path / "run"), "--last", "3", "--out", str(tmp_path / "avg3.pt")]) == 0
+    assert len(torch.load(tmp_path / "avg3.pt", weights_only=True)["meta"]["averaged_from"]) == 3
+
+
+def test_refuses_policies_of_different_presets_and_too_few_files(tmp_path, capsys):
+    files = [REPO / "agents" / "data" / "ppo_bazar.pt", REPO / "agents" / "data" / "ppo_belote.pt"]
+    with pytest.raises(SystemExit):
+        _script().main([*map(str, files), "--out", str(tmp_path / "x.pt")])
+    assert "preset, obs_kind or network differ" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        _script().main([str(files[0]), "--out", str(tmp_path / "x.pt")])
+    assert "at least two policy files" in capsys.readouterr().err
+    shutil.copyfile(files[0], tmp_path / "same.pt")
+    assert _script().main([str(files[0]), str(tmp_path / "same.pt"), "--out", str(tmp_path / "y.pt")]) == 0
+    same = torch.load(tmp_path / "y.pt", weights_only=True)["policy"]
+    ref = torch.load(files[0], weights_only=True)["policy"]
+    assert all(torch.equal(same[k], v) for k, v in ref.items())
