@@ -21,6 +21,32 @@ from blot_env.state import Phase, State
 
 REPO = Path(__file__).resolve().parents[1]
 
+
+def load_script(name: str):
+    """The module of ``scripts/<name>.py`` (the scripts are not a package), loaded afresh."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"script_{name}", REPO / "scripts" / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def play_legal_deal(agent, preset: str = "bazar", seed: int = 0) -> State:
+    """One random deal of ``preset`` with ``agent`` in every seat, asserting that each of its
+    actions is legal; returns the final state."""
+    from blot_env.view import seat_view
+
+    rng = np.random.default_rng(seed)
+    s = deal_random(make_rules(preset), rng, 0)
+    while not is_terminal(s):
+        view = seat_view(s, current_seat(s))
+        a = agent.act(view, rng)
+        assert a in view.legal, (a, view.legal)
+        s = apply_action(s, a)
+    return s
+
+
 # the machine is shared and loaded: no per-example deadline (examples stay small and fast)
 settings.register_profile("blot", deadline=None)
 settings.load_profile("blot")

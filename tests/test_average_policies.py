@@ -2,30 +2,25 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
+from conftest import load_script, play_legal_deal  # noqa: E402
+
 from agents.ppo.agent import load_ppo_agent  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
-from blot_env.engine import apply_action, current_seat, deal_random, is_terminal  # noqa: E402
-from blot_env.rules_config import make_rules  # noqa: E402
-from blot_env.view import seat_view  # noqa: E402
+from blot_env.engine import is_terminal  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("average_policies", REPO / "scripts" / "average_policies.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("average_policies")
 
 
 def test_mean_of_kept_policies_is_a_policy_that_plays(tmp_path):
@@ -42,14 +37,7 @@ def test_mean_of_kept_policies_is_a_policy_that_plays(tmp_path):
         assert torch.allclose(v, (a["policy"][k] + b["policy"][k]) / 2, atol=1e-7), k
         moved += not torch.equal(a["policy"][k], b["policy"][k])
     assert moved > 0  # the two kept policies differ, so the mean is a third network
-    agent = load_ppo_agent(out)
-    rules, rng = make_rules("bazar"), np.random.default_rng(0)
-    s = deal_random(rules, rng, 0)
-    while not is_terminal(s):
-        view = seat_view(s, current_seat(s))
-        act = agent.act(view, rng)
-        assert act in view.legal
-        s = apply_action(s, act)
+    assert is_terminal(play_legal_deal(load_ppo_agent(out), "bazar"))
     assert _script().main(["--run", str(tmp_path / "run"), "--last", "3", "--out", str(tmp_path / "avg3.pt")]) == 0
     assert len(torch.load(tmp_path / "avg3.pt", weights_only=True)["meta"]["averaged_from"]) == 3
 

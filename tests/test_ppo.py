@@ -10,6 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
+from conftest import play_legal_deal  # noqa: E402
+
 from agents.ppo.agent import PPOAgent, load_ppo_agent  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import (  # noqa: E402
@@ -272,15 +274,7 @@ def test_checkpoint_loads_as_agent_that_acts_legally(tmp_path):
 
 
 def test_shipped_policy_acts_legally():
-    agent = load_ppo_agent("ppo")
-    rules = make_rules("bazar")
-    rng = np.random.default_rng(1)
-    s = deal_random(rules, rng, 0)
-    while not is_terminal(s):
-        view = seat_view(s, current_seat(s))
-        a = agent.act(view, rng)
-        assert a in view.legal
-        s = apply_action(s, a)
+    assert is_terminal(play_legal_deal(load_ppo_agent("ppo"), "bazar", seed=1))
 
 
 def test_cli_trains_and_resumes(tmp_path):

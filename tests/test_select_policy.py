@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -11,6 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
+from conftest import load_script  # noqa: E402
+
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 
@@ -18,10 +19,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location("select_policy", REPO / "scripts" / "select_policy.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("select_policy")
 
 
 @pytest.fixture(scope="module")
