@@ -64,7 +64,9 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"--run {args.run} is not a directory")
         if args.last < 1:
             ap.error("--last must be >= 1")
-        kept = sorted(p for p in args.run.glob("policy_*.pt") if p.stem[7:].isdigit())
+        from agents.ppo.trainer import kept_policies
+
+        kept = kept_policies(args.run)
         if not kept:
             ap.error(f"--run {args.run} holds no policy_<update>.pt (train with keep_checkpoints: true)")
         files += kept[-args.last:]

@@ -32,7 +32,9 @@ sys.path.insert(0, str(REPO))
 
 def candidates(run: Path, last: int) -> list[Path]:
     """The run's kept policy files, the last ``last`` of them by update, then ``policy.pt``."""
-    kept = sorted(p for p in run.glob("policy_*.pt") if p.stem[7:].isdigit())[-last:] if last > 0 else []
+    from agents.ppo.trainer import kept_policies
+
+    kept = kept_policies(run)[-last:] if last > 0 else []
     final = run / "policy.pt"
     return kept + ([final] if final.exists() else [])
 

@@ -327,6 +327,13 @@ class OpponentPool:
             self.snapshots.append(PoolMember(name, "snapshot", net=net))
 
 
+def check_partner_prob(pool_cfg: PoolConfig, rules: RulesConfig) -> None:
+    """Raises ConfigError when ``pool.partner_prob`` is set on a preset without partners."""
+    if pool_cfg.partner_prob > 0 and rules.num_players != 4:
+        raise ConfigError(f"pool.partner_prob needs a 4-player preset (partners); {rules.preset!r} has "
+                          f"{rules.num_players} players: set pool.partner_prob=0")
+
+
 def _actor_state(net: ActorCritic) -> dict:
     return {k: v for k, v in net.state_dict().items() if k.startswith(("actor_trunk.", "policy_head."))}
 
@@ -398,9 +405,7 @@ class RolloutCollector:
         self.n = rules.num_players
         self.privileged = privileged
         self.device = torch.device(device)
-        if pool_cfg.partner_prob > 0 and self.n != 4:
-            raise ConfigError(f"pool.partner_prob needs a 4-player preset (partners); {rules.preset!r} has "
-                              f"{self.n} players: set pool.partner_prob=0")
+        check_partner_prob(pool_cfg, rules)
         self.mixed = np.zeros(cfg.num_envs, dtype=bool)
         """Per env: its deal in progress is a mixed-partnership deal."""
 

@@ -39,7 +39,15 @@ from blot_env.rules_config import make_rules
 from .async_rollout import AsyncCollector, Submission
 from .config import TrainConfig, config_from_saved
 from .network import ActorCritic, build_policy
-from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, compute_gae, make_encoder
+from .rollout import (
+    AgentFactory,
+    OpponentPool,
+    Rollout,
+    RolloutCollector,
+    check_partner_prob,
+    compute_gae,
+    make_encoder,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +55,13 @@ CHECKPOINT_FORMAT = "blot-ppo-checkpoint/1"
 POLICY_FORMAT = "blot-ppo-policy/1"
 CHECKPOINT_NAME = "checkpoint.pt"
 POLICY_NAME = "policy.pt"
+
+
+def kept_policies(run_dir: str | Path) -> list[Path]:
+    """The ``policy_<update>.pt`` files a run kept (``keep_checkpoints``), by update."""
+    return sorted(p for p in Path(run_dir).glob("policy_*.pt") if p.stem[len("policy_"):].isdigit())
+
+
 METRICS_NAME = "metrics.csv"
 
 #: per-update log columns (besides the pool and evaluation columns that depend on the config)
@@ -114,9 +129,7 @@ class PPOTrainer:
         self.rules = make_rules(cfg.preset)
         self.encoder = make_encoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
-        if cfg.pool.partner_prob > 0 and self.rules.num_players != 4:
-            raise ConfigError(f"pool.partner_prob needs a 4-player preset (partners); {cfg.preset!r} has "
-                              f"{self.rules.num_players} players: set pool.partner_prob=0")
+        check_partner_prob(cfg.pool, self.rules)  # here too: with overlap the collector is in a worker
         self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)
         if cfg.init_policy and not resume:
             self._load_init_policy(cfg.init_policy)
@@ -250,7 +263,7 @@ class PPOTrainer:
                 if self.out_dir and (self.update_no % self.cfg.checkpoint_every == 0):
                     self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
                     if self.cfg.keep_checkpoints:
-                        self.export_policy(self.out_dir / f"policy_{self.update_no:06d}.pt")
+                        self.export_policy(self.out_dir / f"policy_{self.update_no:06d}.pt")  # see kept_policies
             if self.out_dir:
                 self.save_checkpoint(self.out_dir / CHECKPOINT_NAME)
                 self.export_policy(self.out_dir / POLICY_NAME)
