@@ -24,8 +24,10 @@ The save file is a sequence of pickled dicts, one per board (:func:`play_task`):
 ``format`` (:data:`RECORD_FORMAT`), ``agent``, ``vs``, ``preset``, ``split``, ``seed``,
 ``index`` (the board), ``board`` (:class:`agents.arena.BoardResult`), ``timing``
 (:class:`agents.arena.Timing`), ``names`` (the two agents' ``name``), ``cpu_seconds`` and
-``seconds`` (the worker's CPU and wall time for the board) and ``commit`` (the git commit
-of the code that played it, when known). A record cut short by a kill is dropped on the
+``seconds`` (the worker's CPU and wall time for the board), ``commit`` (the git commit
+of the code that played it, when known) and ``weights`` (the two agents'
+:func:`weights_digest`: a name such as ``ppo`` loads whatever policy is shipped, so the
+digest tells apart boards played by two policies under one name). A record cut short by a kill is dropped on the
 next read and cut off before new records are appended.
 
 Format history: 1 (no ``format`` field) re-dealt a board passed out at either table; 2
@@ -36,6 +38,7 @@ format-1 records is refused (:class:`SaveFormatError`).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import multiprocessing as mp
 import os
 import pickle
@@ -60,7 +63,8 @@ Task = tuple[str, str, int]
 
 
 class SaveFormatError(ValueError):
-    """A save file holds records of another format than :data:`RECORD_FORMAT`."""
+    """A save file holds records that cannot be mixed with a run's: another format than
+    :data:`RECORD_FORMAT`, or (``scripts/eval_long.py``) other network weights under the same name."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,7 @@ class BoardJob:
 
 _JOB: dict[str, Any] = {}
 _AGENTS: dict[str, Any] = {}
+_DIGESTS: dict[str, str | None] = {}
 
 
 def _init_worker(job: BoardJob) -> None:
@@ -88,6 +93,7 @@ def _init_worker(job: BoardJob) -> None:
     _one_torch_thread()
     _JOB["job"] = job
     _AGENTS.clear()
+    _DIGESTS.clear()
 
 
 def _one_torch_thread() -> None:
@@ -103,6 +109,7 @@ def _agent(name: str, cfg: RulesConfig) -> Any:
         from .registry import make_agent
 
         _AGENTS[name] = make_agent(name, cfg)
+        _DIGESTS[name] = weights_digest(_AGENTS[name])
         _one_torch_thread()
     return _AGENTS[name]
 
@@ -135,7 +142,8 @@ def play_task(task: Task) -> dict[str, Any]:
     board = play_board(cfg, job.deals[index], index, cand, opp, job.seed, False, timing)
     return {"format": RECORD_FORMAT, "agent": agent, "vs": vs, "preset": cfg.preset, "split": job.split,
             "seed": job.seed, "index": index, "board": board, "timing": timing, "names": (cand.name, opp.name),
-            "cpu_seconds": time.process_time() - c0, "seconds": time.perf_counter() - t0, "commit": job.commit}
+            "cpu_seconds": time.process_time() - c0, "seconds": time.perf_counter() - t0, "commit": job.commit,
+            "weights": (_DIGESTS[agent], _DIGESTS[vs])}
 
 
 # ---------------------------------------------------------------------------- pools
@@ -333,6 +341,60 @@ def commit() -> str | None:
     return out.stdout.strip() or None
 
 
+def weights_digest(agent: Any) -> str | None:
+    """The first 12 hex digits of a SHA-256 over the network weights ``agent`` acts with (a
+    PPO policy's ``policy``, or the ``net`` a light search wraps), or None for an agent
+    without a network (the rule and PIMC agents)."""
+    for attr in ("policy", "net"):
+        net = getattr(agent, attr, None)
+        if net is not None and hasattr(net, "state_dict"):
+            h = hashlib.sha256()
+            for key, value in sorted(net.state_dict().items()):
+                h.update(key.encode())
+                h.update(value.detach().cpu().contiguous().numpy().tobytes())
+            return h.hexdigest()[:12]
+    return None
+
+
+def agent_digests(names: Iterable[str], cfg: RulesConfig) -> dict[str, str | None]:
+    """:func:`weights_digest` of each named agent (:func:`agents.registry.make_agent`), built here.
+
+    Raises:
+        UnknownAgentError, ConfigError: as :func:`agents.registry.make_agent`.
+    """
+    from .registry import make_agent
+
+    return {name: weights_digest(make_agent(name, cfg)) for name in dict.fromkeys(names)}
+
+
+def check_weights(records: Iterable[dict], digests: dict[str, str | None], preset: str, split: str, seed: int,
+                  path: str | Path) -> int:
+    """Refuse to resume a save file whose boards were played by other weights under a name.
+
+    Looks at the records of ``path`` between agents of ``digests`` (:func:`agent_digests`) on
+    the same preset, split and seed. Returns how many of them carry no ``weights`` (written
+    before the digests; they cannot be checked).
+
+    Raises:
+        SaveFormatError: a record whose digest for one of its agents differs from today's,
+            naming the board, the agent and both digests.
+    """
+    unchecked = 0
+    for r in records:
+        if (r["preset"], r["split"], r["seed"]) != (preset, split, seed) or not {r["agent"], r["vs"]} <= digests.keys():
+            continue
+        if "weights" not in r:
+            unchecked += 1
+            continue
+        for name, digest in zip((r["agent"], r["vs"]), r["weights"]):
+            if digest != digests[name]:
+                raise SaveFormatError(
+                    f"{path}: board {r['index']} of {r['agent']} vs {r['vs']} was played by {name!r} with other "
+                    f"network weights (digest {digest}, now {digests[name]}), e.g. before a new policy was "
+                    f"shipped under the name: save to a new file")
+    return unchecked
+
+
 def warm_up(cfg: RulesConfig, names: Iterable[str]) -> bool:
     """Compile the double-dummy solver in this process before a local pool forks, when an
     agent of ``names`` uses it (``pimc-*``), so that the workers inherit it instead of each
@@ -369,7 +431,9 @@ __all__ = [
     "RunStop",
     "SaveFormatError",
     "Task",
+    "agent_digests",
     "append_record",
+    "check_weights",
     "close_pool",
     "commit",
     "load_records",
@@ -381,5 +445,6 @@ __all__ = [
     "record_key",
     "run_tasks",
     "warm_up",
+    "weights_digest",
     "worker_job",
 ]

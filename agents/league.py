@@ -52,7 +52,17 @@ from blot_env.rules_config import make_rules
 
 from . import stats
 from .arena import BoardResult, load_suite, match_outcomes
-from .board_pool import BoardJob, close_pool, commit, make_pool, open_save, run_tasks, warm_up
+from .board_pool import (
+    BoardJob,
+    agent_digests,
+    check_weights,
+    close_pool,
+    commit,
+    make_pool,
+    open_save,
+    run_tasks,
+    warm_up,
+)
 
 ELO = 400.0 / math.log(10.0)
 """Elo points per unit of the Bradley-Terry log-strength."""
@@ -361,7 +371,9 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
         ``"interrupted"`` or None) and ``wall_seconds``.
 
     Raises:
-        ValueError: a bad league, schedule or suite size; SaveFormatError: an old save file.
+        ValueError: a bad league, schedule or suite size; SaveFormatError: an old save file, or
+            one whose boards were played by other network weights under a name
+            (:func:`agents.board_pool.check_weights`).
     """
     schedule = schedule or Schedule()
     check_league(names, anchor)
@@ -385,6 +397,7 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             bar.update(1)
 
     try:
+        check_weights(records, agent_digests(names, cfg), cfg.preset, split, seed, save)
         while stopped is None:
             states = [pair_state(pair_deltas(records, names[i], names[j], cfg.preset, split, seed),
                                  names[i], names[j], schedule) for i, j in pairs_of(names)]

@@ -23,7 +23,11 @@ A board passed out at a table scores 0 there and is never re-dealt. The save fil
 (:mod:`agents.board_pool`) carry a ``format`` field; a file written before this rule (format
 1, boards re-dealt) is refused with a message, never mixed with new boards. Runs are told
 apart by (agent, vs, preset, split, seed); the summary lists the commits it used, since an
-agent's name does not change with its code.
+agent's name does not change with its code. A name such as ``ppo`` loads whatever policy is
+shipped at the time, so every record also carries a digest of the networks' weights
+(:func:`agents.board_pool.weights_digest`): a resumed run whose weights differ from those of
+the boards already saved under its name is refused (save to a new file), and the summary
+lists the digests it used.
 """
 
 from __future__ import annotations
@@ -41,6 +45,8 @@ from agents.arena_cli import format_breakdown, positive_int
 from agents.board_pool import (
     BoardJob,
     SaveFormatError,
+    agent_digests,
+    check_weights,
     close_pool,
     commit,
     load_records,
@@ -50,6 +56,8 @@ from agents.board_pool import (
     run_tasks,
     warm_up,
 )
+from agents.registry import UnknownAgentError
+from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
 
@@ -73,6 +81,7 @@ def summary(records: list[dict]) -> list[dict]:
         cname, oname = used[0]["names"] if used else (agent, vs)
         rows.append({"agent": agent, "opponent": vs, "preset": preset, "split": split, "seed": seed, **m,
                      "commits": sorted({str(r.get("commit")) for r in used}),
+                     "weights": sorted({str(r.get("weights")) for r in used}),
                      "boards_finished": len(by), "boards_beyond_prefix": len(by) - n,
                      "cpu_seconds": sum(r["cpu_seconds"] for r in used),
                      "sec_per_decision": {"agent": per.get(cname), "opponent": per.get(oname)},
@@ -99,6 +108,8 @@ def _print(rows: list[dict]) -> None:
               f"{d['boards_passed_out_both']} at both)")
         if r.get("by_contract"):
             print("    " + format_breakdown(r["by_contract"]))
+        if len(r.get("weights", ())) > 1:
+            print(f"    boards of {len(r['weights'])} different network weights: {', '.join(r['weights'])}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -122,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         return _main(ap, args)
-    except (SaveFormatError, ImportError, ConnectionError) as e:
+    except (SaveFormatError, ImportError, ConnectionError, UnknownAgentError, ConfigError) as e:
         print(f"eval_long: {e}", file=sys.stderr)
         return 2
 
@@ -146,7 +157,16 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     save = Path(args.save)
     f, old = open_save(save)
     me = (args.agent, args.vs, cfg.preset, args.split, args.seed)
-    done = {r["index"] for r in old if record_key(r) == me}
+    mine = [r for r in old if record_key(r) == me]
+    try:
+        unchecked = check_weights(mine, agent_digests((args.agent, args.vs), cfg), *me[2:], save)
+    except BaseException:
+        f.close()
+        raise
+    if unchecked:
+        print(f"[eval_long] {unchecked} saved boards predate the weight digests: their weights cannot be checked",
+              flush=True)
+    done = {r["index"] for r in mine}
     todo = [(args.agent, args.vs, i) for i in range(args.boards) if i not in done]
     job = BoardJob(cfg, deals, args.split, args.seed, commit())
     t0 = time.perf_counter()

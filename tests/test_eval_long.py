@@ -134,6 +134,43 @@ def test_records_carry_format_and_cost(tmp_path):
     assert row["cpu_seconds"] == pytest.approx(sum(r["cpu_seconds"] for r in recs))
 
 
+def test_a_resume_with_other_network_weights_is_refused(tmp_path, capsys):
+    """``ppo`` names whatever policy is shipped: boards saved under the name with other
+    weights are never mixed with the new ones; boards saved before the digests only warn."""
+    save = tmp_path / "r.pkl"
+    _run(save, 1)
+    (rec,) = eval_long.load_records([str(save)])
+    assert rec["weights"] == (None, None)  # no network on either side
+    save.write_bytes(pickle.dumps(dict(rec, weights=("0123456789ab", None))))
+    capsys.readouterr()
+    assert eval_long.main(["--agent", "rules", "--vs", "random", "--boards", "2", "--workers", "1",
+                           "--save", str(save)]) == 2
+    err = capsys.readouterr().err
+    assert "other network weights" in err and "0123456789ab" in err and "new file" in err, err
+    assert len(eval_long.load_records([str(save)])) == 1
+    save.write_bytes(pickle.dumps({k: v for k, v in rec.items() if k != "weights"}))
+    _run(save, 2)
+    assert "1 saved boards predate the weight digests" in capsys.readouterr().out
+    assert sorted(r["index"] for r in eval_long.load_records([str(save)])) == [0, 1]
+
+
+def test_weights_digest_tells_policies_apart():
+    torch = pytest.importorskip("torch")
+    from agents.board_pool import weights_digest
+    from agents.registry import make_agent
+
+    ppo = make_agent("ppo", "bazar")
+    base = weights_digest(ppo)
+    assert isinstance(base, str) and len(base) == 12
+    assert weights_digest(make_agent("ppo", "bazar")) == base  # a fresh load of the same file
+    assert weights_digest(make_agent("ppo-search-4", "bazar")) == base  # the network under the search
+    assert weights_digest(make_agent("ppo", "duel")) != base
+    assert weights_digest(make_agent("rules")) is None and weights_digest(make_agent("pimc-4")) is None
+    with torch.no_grad():
+        next(ppo.policy.parameters()).view(-1)[0] += 1e-3
+    assert weights_digest(ppo) != base
+
+
 @pytest.mark.parametrize("value", ["0", "-3"])
 def test_worker_count_below_one_is_refused(tmp_path, capsys, value):
     with pytest.raises(SystemExit):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import pickle
 from dataclasses import replace
 
 import numpy as np
@@ -11,7 +12,7 @@ from scipy import optimize
 
 from agents.arena import BoardResult
 from agents.arena_cli import main as cli_main
-from agents.board_pool import load_records
+from agents.board_pool import SaveFormatError, load_records
 from agents.league import (
     ELO,
     Schedule,
@@ -161,6 +162,20 @@ def test_league_plays_the_schedule_rates_and_resumes(tmp_path):
     assert {(p["a"], p["b"]): p["boards"] for p in longer["pairs"]} == {
         ("random", "rules"): 10, ("random", "easy"): 10, ("rules", "easy"): 40}
     assert "rules" in format_league(longer) and "separated" in format_league(longer)
+
+
+def test_league_refuses_boards_of_other_weights_under_a_name(tmp_path):
+    save = tmp_path / "league.pkl"
+    _league(save, Schedule(2, 2, separated=0.6))
+    recs = load_records([save])
+    assert recs and all(r["weights"] == (None, None) for r in recs)
+    save.write_bytes(b"".join(pickle.dumps(dict(r, weights=(None, "feedc0ffee00") if i == 1 else r["weights"]))
+                              for i, r in enumerate(recs)))
+    with pytest.raises(SaveFormatError, match="other network weights") as err:
+        _league(save, Schedule(2, 4, separated=0.6))
+    assert f"board {recs[1]['index']} of {recs[1]['agent']} vs {recs[1]['vs']}" in str(err.value)
+    assert "feedc0ffee00" in str(err.value) and "new file" in str(err.value)
+    assert len(load_records([save])) == len(recs)  # nothing played
 
 
 def test_league_cli_writes_json_and_plot(tmp_path, capsys):
