@@ -64,7 +64,7 @@ Task = tuple[str, str, int]
 
 class SaveFormatError(ValueError):
     """A save file holds records that cannot be mixed with a run's: another format than
-    :data:`RECORD_FORMAT`, or (``scripts/eval_long.py``) other network weights under the same name."""
+    :data:`RECORD_FORMAT`, or (:func:`check_weights`) other network weights under the same name."""
 
 
 @dataclass(frozen=True)
