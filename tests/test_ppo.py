@@ -193,6 +193,11 @@ def test_every_shipped_config_loads():
         cfg = load_config(path)
         assert cfg.preset == ("bazar" if name == "tiny" else name.split("_")[0]), path.name
         assert config_from_dict(cfg.to_dict()) == cfg
+    for path in sorted((REPO / "configs").glob("clone_*.yaml")):  # clone_PRESET_AGENT.yaml: cloning-only runs
+        cfg = load_config(path)
+        preset, agent = path.stem.removeprefix("clone_").split("_")
+        assert (cfg.preset, cfg.pretrain.agent, cfg.total_steps) == (preset, agent, 0), path.name
+        assert cfg.pretrain.data, path.name
 
 
 def test_config_overrides_and_validation():

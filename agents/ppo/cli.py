@@ -91,8 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "config.yaml", "w", encoding="utf-8") as f:
         yaml.safe_dump(cfg.to_dict(), f, sort_keys=False)
+    cloned_before = bool(trainer.pretrain_metrics)
     rows = trainer.train(max_updates=args.max_updates, progress=not args.no_progress)
-    if rows:
+    if not rows and trainer.pretrain_metrics and not cloned_before:
+        m = trainer.pretrain_metrics
+        print(f"blot-train: cloned {int(m['bc_samples'])} decisions in {m['bc_seconds']:.0f} s (accuracy "
+              f"{m['bc_accuracy']:.3f} on the last chunk before training on it); policy: {out / POLICY_NAME}")
+    elif rows:
         steps = sum(r["batch_steps"] for r in rows)
         col = steps / sum(r["collect_time"] for r in rows)
         upd = steps / sum(r["update_time"] for r in rows)

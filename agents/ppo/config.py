@@ -173,7 +173,9 @@ class PoolConfig:
     opponent_prob: float = 0.5
     """Per deal: probability that the opponents' side is played by a pool member (else pure self-play)."""
     baselines: tuple[str, ...] = ("random", "rules")
-    """Baseline agents (agents.registry names) in the pool."""
+    """Baseline agents (agents.registry names) in the pool. A PPO policy file (a path ending in
+    ``.pt``, such as a clone of ``rules-medium``) trained on the run's observation kind acts
+    batched, one forward pass per step for all its envs, like a snapshot."""
     baseline_probs: tuple[float, ...] = ()
     """Relative weights of ``baselines`` when a baseline is drawn (empty: uniform)."""
     baseline_weight: float = 0.5
@@ -214,13 +216,21 @@ class PretrainConfig:
     """Optional warm start: behaviour cloning of a baseline agent before PPO (agents/ppo/pretrain.py)."""
 
     agent: str = ""
-    """Baseline to imitate (agents.registry name, e.g. ``rules``); empty: no pretraining."""
+    """Baseline to imitate (agents.registry name, e.g. ``rules``); empty: no pretraining unless
+    ``data`` is set."""
+    data: str = ""
+    """A cloning-data file of ``scripts/clone_data.py`` (agents/ppo/clone_data.py) to imitate instead
+    of playing the deals here; when ``agent`` is set too, the file must hold that agent's play."""
     deals: int = 20000
-    """Deals the baseline plays in every seat to produce the imitation data."""
+    """Deals the baseline plays in every seat to produce the imitation data (with ``data``: the
+    most deals read from the file, its chunks in index order)."""
     chunk_deals: int = 2000
     """Deals collected and trained on at a time (bounds memory)."""
     epochs: int = 2
     """Passes over each chunk."""
+    passes: int = 1
+    """Passes over the whole file of ``data`` (each chunk trained ``epochs`` times per pass); must
+    be 1 when the deals are played here."""
     batch_size: int = 512
     """Minibatch size."""
     learning_rate: float = 1e-3
@@ -230,8 +240,16 @@ class PretrainConfig:
     critic_warmup_updates: int = 0
     """First PPO updates after cloning that train only the critic (the cloned policy is kept)."""
 
+    @property
+    def enabled(self) -> bool:
+        """Whether a cloning phase runs (``agent`` or ``data`` set)."""
+        return bool(self.agent or self.data)
+
     def __post_init__(self) -> None:
-        check_positive(self, "deals", "chunk_deals", "epochs", "batch_size", "learning_rate")
+        check_positive(self, "deals", "chunk_deals", "epochs", "passes", "batch_size", "learning_rate")
+        if self.passes > 1 and not self.data:
+            raise ConfigError("pretrain.passes > 1 needs pretrain.data (a cloning-data file): played deals are "
+                              "trained on once; raise pretrain.deals instead")
         if self.value_coef < 0 or self.critic_warmup_updates < 0:
             raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
 
@@ -270,7 +288,8 @@ class TrainConfig:
     obs_kind: str = "observation"
     """Observation encoder kind: "observation" or "information_state" (blot_env.observation)."""
     total_steps: int = 1_000_000
-    """Learner agent steps to train for; the learning rate anneals over them."""
+    """Learner agent steps to train for; the learning rate anneals over them. 0 (only with
+    ``pretrain.agent`` or ``pretrain.data``): clone, then export the cloned policy."""
     seed: int = 0
     """Seed of every random stream of the run (deals, actions, minibatches, pool draws)."""
     torch_threads: int = 1
@@ -316,13 +335,18 @@ class TrainConfig:
             raise ConfigError(f"obs_kind must be one of {list(KINDS)}, got {self.obs_kind!r}")
         if self.seed < 0:
             raise ConfigError(f"seed must be >= 0 (numpy seeds are non-negative), got {self.seed}")
-        check_positive(self, "total_steps", "torch_threads")
+        check_positive(self, "torch_threads")
+        if self.total_steps < 0 or (self.total_steps == 0 and not self.pretrain.enabled):
+            raise ConfigError(f"total_steps must be > 0 (0 is allowed only with pretrain.agent or pretrain.data: "
+                              f"a cloning-only run), got {self.total_steps}")
         check_literal(self, "device")
         if self.checkpoint_every < 1:
             raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
-        if self.init_policy and self.pretrain.agent:
-            raise ConfigError(f"init_policy ({self.init_policy!r}) and pretrain.agent ({self.pretrain.agent!r}) "
-                              "both set the starting weights; set one of them (--set pretrain.agent= clears it)")
+        if self.init_policy and self.pretrain.enabled:
+            which = "pretrain.agent" if self.pretrain.agent else "pretrain.data"
+            raise ConfigError(f"init_policy ({self.init_policy!r}) and {which} "
+                              f"({self.pretrain.agent or self.pretrain.data!r}) both set the starting weights; set one "
+                              f"of them (--set {which}= clears it)")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""

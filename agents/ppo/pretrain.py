@@ -7,6 +7,10 @@ action, and the seat's deal reward (the same reward as in PPO, so the critic lea
 baseline's value). The actor minimises the masked cross-entropy to the baseline's actions,
 the critic the squared error to the reward. Data is collected and trained on in chunks of
 ``chunk_deals`` deals so memory stays small.
+
+With ``PretrainConfig.data`` the decisions come from a cloning-data file built in parallel by
+``scripts/clone_data.py`` (agents/ppo/clone_data.py) instead, read in groups of about
+``chunk_deals`` deals, ``passes`` times over.
 """
 
 from __future__ import annotations
@@ -103,10 +107,58 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     return data
 
 
+def _file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileged: bool) -> list[list[dict]]:
+    """The chunk records of ``cfg.data`` (chunks in index order, at most ``cfg.deals`` deals) in
+    groups of about ``cfg.chunk_deals`` deals.
+
+    Raises:
+        CloneDataError: the file is missing, unreadable, or built for another preset, encoding,
+            action space or agent (agents/ppo/clone_data.py).
+    """
+    from blot_env.actions import layout_for
+
+    from .clone_data import CloneDataError, check_fits, read_clone_data
+
+    recs, _ = read_clone_data(cfg.data)
+    check_fits(recs, cfg.data, rules, encoder, layout_for(rules).num_actions, cfg.agent)
+    recs.sort(key=lambda r: int(r["chunk"]))
+    groups: list[list[dict]] = [[]]
+    deals = in_group = 0
+    for r in recs:
+        if deals >= cfg.deals:
+            break
+        if in_group >= cfg.chunk_deals:
+            groups.append([])
+            in_group = 0
+        groups[-1].append(r)
+        deals += int(r["deals"])
+        in_group += int(r["deals"])
+    if deals < cfg.deals:
+        log.warning("pretrain.data %s holds %d deals, fewer than pretrain.deals=%d: cloning on all of them",
+                    cfg.data, deals, cfg.deals)
+    if privileged and "privileged" not in recs[0]["arrays"]:
+        raise CloneDataError(f"{cfg.data}: no privileged observations, which this run's privileged critic needs")
+    return groups
+
+
+def _read_group(group: list[dict], reward_scale: float, privileged: bool) -> dict[str, np.ndarray]:
+    from .clone_data import unpack_arrays
+
+    parts = [unpack_arrays(r) for r in group]
+    if not privileged:
+        for p in parts:
+            p.pop("privileged", None)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    data["returns"] = (data["returns"] * reward_scale).astype(np.float32)
+    return data
+
+
 def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: PretrainConfig, num_envs: int,
                     reward_scale: float, rng: np.random.Generator, agent_factory: AgentFactory | None = None,
                     device: torch.device | str = "cpu") -> dict[str, float]:
-    """Train ``policy`` in place to imitate ``cfg.agent``; returns the final chunk's metrics
+    """Train ``policy`` in place to imitate ``cfg.agent`` (played here, ``cfg.deals`` deals in chunks of
+    ``cfg.chunk_deals``) or the decisions of the cloning-data file ``cfg.data`` (read in groups of
+    about ``cfg.chunk_deals`` deals); returns the final chunk's metrics
     (``bc_loss``, ``bc_accuracy`` on the chunk before training on it, ``bc_value_loss``, ``bc_samples``,
     ``bc_seconds``)."""
     t0 = time.perf_counter()
@@ -115,12 +167,20 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     total = 0
     metrics: dict[str, float] = {}
     policy.train()
-    for c in range(chunks):
-        deals = min(cfg.chunk_deals, cfg.deals - c * cfg.chunk_deals)
-        data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c,
-                                      agent_factory=agent_factory, privileged=policy.privileged)
+    groups = _file_groups(cfg, rules, encoder, policy.privileged) if cfg.data else None
+    if groups is not None:
+        chunks = len(groups)
+    passes = cfg.passes if groups is not None else 1
+    for step in range(passes * chunks):
+        c = step % chunks
+        if groups is not None:
+            data = _read_group(groups[c], reward_scale, policy.privileged)
+        else:
+            deals = min(cfg.chunk_deals, cfg.deals - c * cfg.chunk_deals)
+            data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c,
+                                          agent_factory=agent_factory, privileged=policy.privileged)
         T = len(data["actions"])
-        total += T
+        total += T if step < chunks else 0
         obs = torch.from_numpy(data["obs"]).to(device)
         masks = torch.from_numpy(data["masks"]).to(device)
         acts = torch.from_numpy(data["actions"]).to(device)
@@ -149,8 +209,8 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 count += 1
         metrics = {k: v / max(count, 1) for k, v in sums.items()}
         metrics["bc_accuracy"] = acc
-        log.info("pretrain chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f",
-                 c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"])
+        log.info("pretrain pass %d/%d chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f",
+                 step // chunks + 1, passes, c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"])
     policy.eval()
     metrics["bc_samples"] = float(total)
     metrics["bc_seconds"] = time.perf_counter() - t0

@@ -13,7 +13,8 @@ the deal result's own side's score minus the opponents' (rules.md 2.5; table poi
 Armenian presets) times
 ``RolloutConfig.reward_scale``. Every rollout ends on deal boundaries, so no trajectory is
 ever cut and nothing needs bootstrapping. The bookkeeping is vectorised over the envs; only
-baseline opponents (Python agents) act env by env.
+baseline opponents (Python agents) act env by env; a baseline that is a policy file reading
+the learner's encoding acts batched, like a snapshot.
 
 Opponent agents come from a factory the caller passes (``agent_factory(name, preset, seed)``,
 for example ``agents.registry.make_agent``), so this module imports no agent registry.
@@ -239,8 +240,13 @@ class PoolMember:
     kind: str
     """"baseline" or "snapshot"."""
     net: ActorCritic | None = None
+    """Snapshots: the frozen network. Baselines that are policy files (a clone of a rule agent,
+    a past stage): their network when it reads the learner's observation encoding, so that
+    they act batched like snapshots (:meth:`OpponentPool.batch_networks`); else None."""
     seed: int = 0
     """Baselines: seed passed to the agent factory for each per-env instance."""
+    greedy: bool = True
+    """Network baselines: act greedily (as the policy file's agent does)."""
 
 
 class OpponentPool:
@@ -267,6 +273,22 @@ class OpponentPool:
                                   "build the trainer with agents.ppo.build.build_trainer or pass agent_factory")
             for b in self.baselines:  # fail early on an unknown baseline name
                 self.baseline_agent(b, 0)
+
+    def batch_networks(self, encoder: Any, device: torch.device | str = "cpu") -> list[str]:
+        """Let each baseline that is a network reading ``encoder``'s observations (same kind and
+        size; a PPO policy file named in ``pool.baselines``) act on the whole batch of its envs
+        in one forward pass instead of env by env; returns their names. A policy trained on
+        another encoding keeps acting env by env from its own view."""
+        batched = []
+        for b in self.baselines if self.uses_baselines else []:
+            agent = self.baseline_agent(b, 0)
+            net, enc = getattr(agent, "policy", None), getattr(agent, "encoder", None)
+            if isinstance(net, ActorCritic) and enc is not None and (enc.kind, enc.size) == (
+                    encoder.kind, encoder.size):
+                b.net = copy.deepcopy(net).to(device).eval()
+                b.greedy = bool(getattr(agent, "greedy", True))
+                batched.append(b.name)
+        return batched
 
     def baseline_agent(self, member: PoolMember, env: int) -> Any:
         """The baseline agent instance of ``member`` for env ``env`` (one per env: agents may cache per deal)."""
@@ -406,6 +428,7 @@ class RolloutCollector:
         self.privileged = privileged
         self.device = torch.device(device)
         check_partner_prob(pool_cfg, rules)
+        pool.batch_networks(encoder, self.device)
         self.mixed = np.zeros(cfg.num_envs, dtype=bool)
         """Per env: its deal in progress is a mixed-partnership deal."""
 
@@ -430,7 +453,7 @@ class RolloutCollector:
             ctrl[[s for s in range(self.n) if s % 2 == opp_team]] = k
         else:
             return ctrl
-        if members[k].kind == "baseline":
+        if members[k].kind == "baseline" and members[k].net is None:
             reset_agent(self.pool.baseline_agent(members[k], env))
         return ctrl
 
@@ -514,9 +537,10 @@ class RolloutCollector:
                 for kk in np.unique(opp_who):
                     envs = opp_rows[opp_who == kk]
                     mem = members[kk]
-                    if mem.kind == "snapshot":
+                    if mem.net is not None:
+                        greedy = self.pool_cfg.snapshot_greedy if mem.kind == "snapshot" else mem.greedy
                         a, _, _ = mem.net.act(self._t(out.obs[envs]), self._t(out.mask[envs]), gen,
-                                              greedy=self.pool_cfg.snapshot_greedy, with_value=False)
+                                              greedy=greedy, with_value=False)
                         actions[envs] = a.cpu().numpy()
                     else:
                         for e in envs:

@@ -122,7 +122,7 @@ class PPOTrainer:
         if cfg.eval.every and evaluator is None:
             raise ConfigError("eval.every > 0 needs an evaluator (build the trainer with "
                               "agents.ppo.build.build_trainer, or set eval.every=0)")
-        if cfg.pretrain.agent and agent_factory is None:
+        if cfg.pretrain.agent and not cfg.pretrain.data and agent_factory is None:
             raise ConfigError("pretrain.agent needs an agent factory (agents.ppo.build.build_trainer)")
         self.agent_factory = agent_factory
         self.evaluator = evaluator
@@ -240,7 +240,7 @@ class PPOTrainer:
         bar = tqdm(total=self.cfg.total_steps, initial=min(self.global_step, self.cfg.total_steps), unit="step",
                    disable=not progress, dynamic_ncols=True, smoothing=0.1)
         try:
-            if self.cfg.pretrain.agent and self.update_no == 0 and not self.pretrain_metrics:
+            if self.cfg.pretrain.enabled and self.update_no == 0 and not self.pretrain_metrics:
                 self.pretrain()
             n = 0
             while not self.done and (max_updates is None or n < max_updates) and (
@@ -277,7 +277,8 @@ class PPOTrainer:
         return rows
 
     def pretrain(self) -> dict[str, float]:
-        """Behaviour-clone ``cfg.pretrain.agent`` into the policy (and fit the critic), then checkpoint."""
+        """Behaviour-clone ``cfg.pretrain.agent`` (played here) or the decisions of ``cfg.pretrain.data``
+        into the policy (and fit the critic), then checkpoint."""
         from .pretrain import behaviour_clone
 
         t0 = time.perf_counter()

@@ -1,0 +1,265 @@
+"""Cloning data: the decisions of one agent playing every seat, built in parallel and resumably.
+
+A recipe stage that imitates an agent (``pretrain.data`` of agents/ppo/config.py; the
+``rules-medium`` clone of docs/training.md) reads its demonstrations from a file built by
+``scripts/clone_data.py`` rather than playing them in the trainer's one process. The deals are
+cut into **chunks** of ``chunk_deals`` deals; chunk ``i`` of a file seeded ``S`` is dealt from
+``numpy.random.default_rng([S, i])`` and played by :func:`agents.ppo.pretrain.collect_demonstrations`,
+so any set of chunks can be built, or rebuilt, on its own, one chunk per task on the pool of
+:mod:`agents.board_pool` (this machine's processes or a Ray cluster).
+
+**File format** (``format`` :data:`FORMAT`): a stream of pickled dicts, one per finished chunk, in
+the order they finished, each appended in one write (a run stopped by a kill loses at most the
+chunk being written, which :func:`open_clone_data` cuts off). Every record holds:
+
+==================  ================================================================
+key                 meaning
+==================  ================================================================
+``kind``            ``"blot-clone-data"``
+``format``          :data:`FORMAT`
+``preset``          the preset id
+``agent``           the agents.registry name of the agent that played every seat
+``seed``            the file's seed ``S``
+``obs_kind``        observation kind of ``blot_env.observation`` (``observation``, ...)
+``obs_size``        ``D``, the encoder's feature count
+``num_actions``     ``A``, the size of the preset's action space
+``chunk``           the chunk index ``i``
+``deals``           deals in the chunk
+``samples``         ``T``, decisions kept (those with more than one legal action)
+``cpu_seconds``     worker CPU time of the chunk
+``arrays``          name -> ``(dtype, shape, zlib-compressed bytes)``: ``obs uint8[T, D]``
+                    (the encoder's numerators), ``masks bool[T, A]``, ``actions int64[T]``,
+                    ``returns float32[T]`` (the acting seat's side's deal score minus the
+                    other side's, **table points, unscaled**), ``privileged uint8[T, P]``
+                    (every hand, for a privileged critic; ``blot_env.observation.privileged_size``)
+==================  ================================================================
+
+A bazar chunk of 100 ``rules-medium`` deals holds about 3,100 decisions and takes about
+14 CPU seconds; its record is about 90 kB (the observations are sparse and compress well).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from blot_env.errors import ConfigError
+from blot_env.rules_config import RulesConfig
+
+KIND = "blot-clone-data"
+FORMAT = 1
+ARRAYS = ("obs", "masks", "actions", "returns", "privileged")
+HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")
+"""The keys every record of one file shares."""
+
+
+class CloneDataError(ConfigError):
+    """A cloning-data file that cannot be read, or that does not fit the run asked of it."""
+
+
+@dataclass(frozen=True)
+class CloneJob:
+    """What every chunk of a run shares (sent once to each worker of :func:`agents.board_pool.make_pool`)."""
+
+    cfg: RulesConfig
+    agent: str
+    seed: int
+    chunk_deals: int
+    obs_kind: str = "observation"
+
+    def header(self) -> dict[str, Any]:
+        """The :data:`HEADER_KEYS` values of this job's records."""
+        from blot_env.actions import layout_for
+
+        from .rollout import make_encoder
+
+        return {"preset": self.cfg.preset, "agent": self.agent, "seed": self.seed, "obs_kind": self.obs_kind,
+                "obs_size": make_encoder(self.cfg, self.obs_kind).size,
+                "num_actions": layout_for(self.cfg).num_actions}
+
+
+def _pack(a: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
+    a = np.ascontiguousarray(a)
+    return a.dtype.str, a.shape, zlib.compress(a.tobytes(), 1)
+
+
+def unpack_arrays(rec: dict) -> dict[str, np.ndarray]:
+    """The arrays of one chunk record (see the module docstring for names, shapes and dtypes)."""
+    return {k: np.frombuffer(bytearray(zlib.decompress(b)), dtype=np.dtype(dt)).reshape(shape)
+            for k, (dt, shape, b) in rec["arrays"].items()}
+
+
+def build_chunk(job: CloneJob, chunk: int, num_envs: int = 32) -> dict[str, Any]:
+    """Play chunk ``chunk`` of ``job`` and return its record (module docstring).
+
+    Raises:
+        UnknownAgentError: ``job.agent`` is not an agents.registry name.
+    """
+    from ..registry import make_agent
+    from .pretrain import collect_demonstrations
+    from .rollout import make_encoder
+
+    t0 = time.process_time()
+    encoder = make_encoder(job.cfg, job.obs_kind)
+    rng = np.random.default_rng([job.seed, chunk])
+    data = collect_demonstrations(job.cfg, encoder, job.agent, job.chunk_deals, min(num_envs, job.chunk_deals), rng,
+                                  reward_scale=1.0, seed=chunk, agent_factory=make_agent, privileged=True)
+    rec = {"kind": KIND, "format": FORMAT, **job.header(), "chunk": int(chunk), "deals": int(job.chunk_deals),
+           "samples": len(data["actions"]), "arrays": {k: _pack(data[k]) for k in ARRAYS}}
+    rec["cpu_seconds"] = time.process_time() - t0
+    return rec
+
+
+def chunk_task(chunk: int) -> dict[str, Any]:
+    """Pool task: the record of chunk ``chunk`` of the worker's :class:`CloneJob`."""
+    from ..board_pool import worker_job
+
+    return build_chunk(worker_job(), chunk)
+
+
+def read_clone_data(path: str | Path) -> tuple[list[dict], int]:
+    """The complete chunk records of a file, and the byte offset where they end (a record cut
+    short by a kill is not returned).
+
+    Raises:
+        CloneDataError: no such file, a record that is no cloning-data record of format
+            :data:`FORMAT`, or records that disagree on a :data:`HEADER_KEYS` value.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise CloneDataError(f"{p}: no cloning-data file (build one with scripts/clone_data.py)")
+    out: list[dict] = []
+    good = 0
+    with open(p, "rb") as f:
+        while True:
+            try:
+                rec = pickle.load(f)
+            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, IndexError):
+                break
+            if not isinstance(rec, dict) or rec.get("kind") != KIND:
+                raise CloneDataError(f"{p}: record {len(out)} is not a cloning-data record (kind {KIND!r}); "
+                                     "is this a file of scripts/clone_data.py?")
+            if rec.get("format") != FORMAT:
+                raise CloneDataError(f"{p}: record {len(out)} has format {rec.get('format')!r}; this version reads "
+                                     f"format {FORMAT}")
+            if out:
+                diff = [k for k in HEADER_KEYS if rec.get(k) != out[0].get(k)]
+                if diff:
+                    raise CloneDataError(f"{p}: record {len(out)} differs from record 0 in {', '.join(diff)}")
+            out.append(rec)
+            good = f.tell()
+    return out, good
+
+
+def open_clone_data(path: str | Path, job: CloneJob) -> tuple[BinaryIO, set[int]]:
+    """Open a cloning-data file for appending chunks of ``job`` (created if missing), after cutting
+    off a record cut short by a kill. Returns the file and the chunk indices it already holds.
+
+    Raises:
+        CloneDataError: the file holds chunks of another preset, agent, seed, observation kind
+            or chunk size (the message names the field), or is no cloning-data file.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    done: set[int] = set()
+    if p.exists() and p.stat().st_size > 0:
+        recs, good = read_clone_data(p)
+        if recs:
+            want = {**job.header(), "deals": job.chunk_deals}
+            for k, v in want.items():
+                if recs[0].get(k) != v:
+                    raise CloneDataError(f"{p} holds chunks with {k}={recs[0].get(k)!r}, this run asks {k}={v!r}: "
+                                         "choose another output file")
+        if good < p.stat().st_size:
+            with open(p, "r+b") as f:
+                f.truncate(good)
+        done = {int(r["chunk"]) for r in recs}
+    return open(p, "ab"), done
+
+
+def append_chunk(f: BinaryIO, rec: dict) -> None:
+    """Append one chunk record in a single write, flushed to disk."""
+    f.write(pickle.dumps(rec, protocol=pickle.HIGHEST_PROTOCOL))
+    f.flush()
+    os.fsync(f.fileno())
+
+
+def check_fits(recs: list[dict], path: str | Path, rules: RulesConfig, encoder: Any, num_actions: int,
+               agent: str = "") -> None:
+    """Raises :class:`CloneDataError` when the chunks of ``path`` were built for another preset,
+    observation encoding, action space or (when ``agent`` is given) agent than a run's."""
+    if not recs:
+        raise CloneDataError(f"{path}: the file holds no finished chunk")
+    head = recs[0]
+    want = {"preset": rules.preset, "obs_kind": encoder.kind, "obs_size": encoder.size, "num_actions": num_actions}
+    if agent:
+        want["agent"] = agent
+    for k, v in want.items():
+        if head.get(k) != v:
+            raise CloneDataError(f"{path}: built with {k}={head.get(k)!r}, this run has {k}={v!r}")
+
+
+def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> dict[str, float]:
+    """How often ``policy`` (an :class:`agents.ppo.network.ActorCritic` trained on the file's
+    encoding) takes, greedily, the action recorded in the cloning-data file ``path``: the fraction
+    over all decisions (``all``), over auction calls (``auction``) and over the rest
+    (``play``: declarations and cards), with the decision counts (``n_all``, ...). A held-out
+    file (another ``--seed``) measures a clone on decisions it never trained on.
+
+    Raises:
+        CloneDataError: see :func:`read_clone_data`; a file of another encoding size.
+    """
+    import torch
+
+    from blot_env.actions import layout_for
+    from blot_env.rules_config import make_rules
+
+    from .network import action_groups
+
+    recs, _ = read_clone_data(path)
+    recs = sorted(recs, key=lambda r: int(r["chunk"]))[:max_chunks]
+    if not recs:
+        raise CloneDataError(f"{path}: the file holds no finished chunk")
+    if recs[0]["obs_size"] != policy.obs_dim:
+        raise CloneDataError(f"{path}: observations of size {recs[0]['obs_size']}, the policy reads {policy.obs_dim}")
+    auction_stop = action_groups(layout_for(make_rules(recs[0]["preset"])))[0][1]
+    hits = {"all": 0, "auction": 0, "play": 0}
+    counts = dict.fromkeys(hits, 0)
+    for r in recs:
+        a = unpack_arrays(r)
+        with torch.no_grad():
+            act, _, _ = policy.act(torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"]), greedy=True,
+                                   with_value=False)
+        same = act.numpy() == a["actions"]
+        auction = a["actions"] < auction_stop
+        for k, sel in (("all", np.ones_like(same)), ("auction", auction), ("play", ~auction)):
+            hits[k] += int(same[sel].sum())
+            counts[k] += int(sel.sum())
+    out = {k: hits[k] / counts[k] if counts[k] else float("nan") for k in hits}
+    out.update({f"n_{k}": float(v) for k, v in counts.items()})
+    return out
+
+
+__all__ = [
+    "ARRAYS",
+    "FORMAT",
+    "HEADER_KEYS",
+    "KIND",
+    "CloneDataError",
+    "CloneJob",
+    "agreement",
+    "append_chunk",
+    "build_chunk",
+    "check_fits",
+    "chunk_task",
+    "open_clone_data",
+    "read_clone_data",
+    "unpack_arrays",
+]

@@ -1,0 +1,167 @@
+"""Cloning data: one agent plays every seat of N seeded deals; its decisions, in parallel, resumable.
+
+The deals are cut into chunks of ``--chunk-deals``; each chunk runs as one task on the pool of
+:mod:`agents.board_pool` (this machine's processes with ``--workers``, or a Ray cluster with
+``--address``) and is appended to ``--out`` as soon as it finishes, so a run stopped by
+``--deadline``, Ctrl-C or a kill keeps every finished chunk, and a rerun with the same file
+plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training config
+(docs/training.md, "Cloning rules-medium"); its format is in agents/ppo/clone_data.py.
+
+    python scripts/clone_data.py --preset bazar --agent rules-medium --deals 20000 --workers 2 \\
+        --out runs/clone_bazar_rules-medium.pkl
+    python scripts/clone_data.py --info runs/clone_bazar_rules-medium.pkl [--json]
+    python scripts/clone_data.py --agree runs/clone_bazar_rules-medium/policy.pt runs/heldout.pkl [--json]
+
+``--agree POLICY FILE ...`` prints how often a policy file's greedy action is the recorded one,
+over all decisions, auction calls and the rest (build the held-out file with another ``--seed``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.arena_cli import positive_int, seed_number
+from agents.board_pool import close_pool, make_pool, run_tasks
+from agents.ppo.clone_data import (
+    CloneDataError,
+    CloneJob,
+    agreement,
+    append_chunk,
+    build_chunk,
+    chunk_task,
+    open_clone_data,
+    read_clone_data,
+)
+from agents.registry import UnknownAgentError, make_agent
+from blot_env.errors import ConfigError
+from blot_env.observation import KINDS
+from blot_env.rules_config import PRESETS, make_rules
+
+
+def info(path: str) -> dict:
+    """What a cloning-data file holds: its header, chunks, deals, decisions, bytes and CPU seconds."""
+    recs, _ = read_clone_data(path)
+    if not recs:
+        return {"file": path, "chunks": 0, "deals": 0, "samples": 0, "bytes": Path(path).stat().st_size}
+    head = {k: recs[0][k] for k in ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")}
+    chunks = sorted(int(r["chunk"]) for r in recs)
+    first_missing = 0
+    have = set(chunks)
+    while first_missing in have:
+        first_missing += 1
+    deals = sum(int(r["deals"]) for r in recs)
+    cpu = sum(float(r["cpu_seconds"]) for r in recs)
+    return {"file": path, **head, "chunk_deals": int(recs[0]["deals"]), "chunks": len(recs),
+            "first_missing_chunk": first_missing, "deals": deals,
+            "samples": sum(int(r["samples"]) for r in recs), "bytes": Path(path).stat().st_size,
+            "cpu_seconds": cpu, "cpu_seconds_per_deal": cpu / deals}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", default="bazar", choices=tuple(PRESETS))
+    ap.add_argument("--agent", default="rules-medium", help="agents.registry name of the agent to imitate")
+    ap.add_argument("--deals", type=positive_int, help="deals to play (rounded up to whole chunks)")
+    ap.add_argument("--chunk-deals", type=positive_int, default=100, help="deals per task and per record")
+    ap.add_argument("--obs-kind", default="observation", choices=tuple(KINDS),
+                    help="observation kind of the network that will learn from the file")
+    ap.add_argument("--seed", type=seed_number, default=0)
+    ap.add_argument("--workers", type=positive_int, default=None,
+                    help="processes (default: this machine's CPUs; with --address: the cluster's CPUs)")
+    ap.add_argument("--address", default=None,
+                    help="run on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT; needs the ray extra)")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help="stop after this many seconds from the start (the chunks finished by then are kept)")
+    ap.add_argument("--out", help="file the finished chunks are appended to (e.g. runs/clone_bazar_rules-medium.pkl)")
+    ap.add_argument("--info", nargs="+", metavar="FILE", help="print what cloning-data files hold")
+    ap.add_argument("--agree", metavar="POLICY", help="with FILEs after it: how often this policy file's greedy "
+                    "action is the recorded one")
+    ap.add_argument("files", nargs="*", metavar="FILE", help="cloning-data files for --agree")
+    ap.add_argument("--json", action="store_true", help="--info or --agree as JSON")
+    args = ap.parse_args(argv)
+    try:
+        return _main(ap, args)
+    except (CloneDataError, UnknownAgentError, ConfigError, ImportError, ConnectionError) as e:
+        print(f"clone_data: {e}", file=sys.stderr)
+        return 2
+
+
+def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.info:
+        rows = [info(p) for p in args.info]
+        if args.json:
+            print(json.dumps(rows))
+        else:
+            for r in rows:
+                if not r["chunks"]:
+                    print(f"{r['file']}: no finished chunk")
+                    continue
+                print(f"{r['file']}: {r['preset']}, {r['agent']} in every seat, seed {r['seed']}, {r['obs_kind']}; "
+                      f"{r['chunks']} chunks of {r['chunk_deals']} deals (chunks 0..{r['first_missing_chunk'] - 1} "
+                      f"complete), {r['deals']} deals, {r['samples']} decisions, {r['bytes'] / 1e6:.1f} MB, "
+                      f"{r['cpu_seconds']:.0f} CPU s ({r['cpu_seconds_per_deal'] * 1000:.0f} ms a deal)")
+        return 0
+    if args.agree:
+        if not args.files:
+            ap.error("--agree POLICY needs one or more cloning-data FILEs after it")
+        first, _ = read_clone_data(args.files[0])
+        agent = make_agent(args.agree, make_rules(first[0]["preset"] if first else "bazar"))
+        if not hasattr(agent, "policy"):
+            ap.error(f"--agree needs a PPO policy file, got {args.agree!r}")
+        rows = [{"file": p, "policy": args.agree, **agreement(agent.policy, p)} for p in args.files]
+        if args.json:
+            print(json.dumps(rows))
+        else:
+            for r in rows:
+                print(f"{r['file']}: {r['policy']} takes the recorded action in {r['all']:.3f} of "
+                      f"{int(r['n_all'])} decisions (auction {r['auction']:.3f} of {int(r['n_auction'])}, "
+                      f"play {r['play']:.3f} of {int(r['n_play'])})")
+        return 0
+    if args.deals is None or args.out is None:
+        ap.error("--deals and --out are required (or --info FILE ...)")
+    if args.deadline is not None and args.deadline <= 0:
+        ap.error(f"--deadline must be a positive number of seconds, got {args.deadline}")
+    cfg = make_rules(args.preset)
+    make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
+    job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind)
+    f, done = open_clone_data(args.out, job)
+    chunks = -(-args.deals // args.chunk_deals)
+    todo = [i for i in range(chunks) if i not in done]
+    t0 = time.perf_counter()
+    from tqdm import tqdm
+
+    bar = tqdm(total=len(todo) * args.chunk_deals, desc=f"clone data {cfg.preset} {args.agent}", unit="deal",
+               mininterval=5)
+    finished = 0
+    stopped = ""
+    with f:
+        if todo and args.address is None:
+            # the first chunk in this process compiles (or loads) the engine's kernels before the
+            # pool forks, so that the workers inherit them
+            append_chunk(f, build_chunk(job, todo.pop(0)))
+            bar.update(args.chunk_deals)
+            finished += 1
+        if todo:
+            pool = make_pool(job, args.workers, args.address)
+            try:
+                stop = run_tasks(pool, todo, f, None if args.deadline is None else t0 + args.deadline,
+                                 on_record=lambda rec: bar.update(rec["deals"]), func=chunk_task, save=append_chunk)
+            finally:
+                bar.close()
+                close_pool(pool)
+            finished += stop.finished
+            stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
+        bar.close()
+    print(f"[clone_data] {finished} chunks ({finished * args.chunk_deals} deals) played in "
+          f"{time.perf_counter() - t0:.0f} s{stopped}; {len(done) + finished} chunks in {args.out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

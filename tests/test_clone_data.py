@@ -1,0 +1,163 @@
+"""Cloning data (agents/ppo/clone_data.py, scripts/clone_data.py), cloning from it
+(``pretrain.data``, a ``total_steps: 0`` run) and policy files as batched pool members."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
+
+from agents.ppo.build import build_trainer  # noqa: E402
+from agents.ppo.clone_data import (  # noqa: E402
+    CloneDataError,
+    CloneJob,
+    agreement,
+    build_chunk,
+    read_clone_data,
+    unpack_arrays,
+)
+from agents.ppo.config import load_config  # noqa: E402
+from agents.ppo.rollout import OpponentPool, RolloutCollector, make_encoder  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.rules_config import make_rules  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+TINY = REPO / "configs" / "ppo_tiny.yaml"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("clone_data_script", REPO / "scripts" / "clone_data.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def rules_file(tmp_path_factory) -> Path:
+    """Four chunks of three bazar deals of ``rules`` in every seat, built by the script on one worker."""
+    path = tmp_path_factory.mktemp("clone") / "rules.pkl"
+    assert _script().main(["--agent", "rules", "--deals", "12", "--chunk-deals", "3", "--workers", "1",
+                           "--out", str(path)]) == 0
+    return path
+
+
+def test_the_file_holds_every_chunk_with_legal_decisions(rules_file):
+    recs, end = read_clone_data(rules_file)
+    assert sorted(r["chunk"] for r in recs) == [0, 1, 2, 3] and end == rules_file.stat().st_size
+    enc = make_encoder(make_rules("bazar"), "observation")
+    for r in recs:
+        a = unpack_arrays(r)
+        T = r["samples"]
+        assert a["obs"].shape == (T, enc.size) and a["obs"].dtype == np.uint8
+        assert a["masks"][np.arange(T), a["actions"]].all()  # every kept action was legal
+        assert (a["masks"].sum(axis=1) > 1).all()  # forced decisions are not kept
+        assert a["privileged"].shape[0] == T and a["returns"].dtype == np.float32
+        assert np.abs(a["returns"]).max() > 1  # table points, not scaled rewards
+    # a chunk is a pure function of (job, index): rebuilt alone it is the same
+    again = unpack_arrays(build_chunk(CloneJob(make_rules("bazar"), "rules", 0, 3), 2))
+    two = unpack_arrays(next(r for r in recs if r["chunk"] == 2))
+    assert all(np.array_equal(again[k], two[k]) for k in two)
+
+
+def test_a_rerun_plays_only_missing_chunks_and_a_cut_record_is_dropped(rules_file, tmp_path, capsys):
+    path = tmp_path / "part.pkl"
+    path.write_bytes(rules_file.read_bytes())
+    with open(path, "ab") as f:
+        f.write(pickle.dumps({"kind": "blot-clone-data"})[:7])  # a record cut short by a kill
+    assert _script().main(["--agent", "rules", "--deals", "18", "--chunk-deals", "3", "--workers", "1",
+                           "--out", str(path)]) == 0
+    assert "2 chunks (6 deals) played" in capsys.readouterr().out
+    recs, _ = read_clone_data(path)
+    assert sorted(r["chunk"] for r in recs) == [0, 1, 2, 3, 4, 5]
+    info = _script().info(str(path))
+    assert info["deals"] == 18 and info["first_missing_chunk"] == 6 and info["agent"] == "rules"
+
+
+def test_a_file_of_another_agent_or_chunk_size_is_refused(rules_file, tmp_path, capsys):
+    path = tmp_path / "other.pkl"
+    path.write_bytes(rules_file.read_bytes())
+    size = path.stat().st_size
+    assert _script().main(["--agent", "random", "--deals", "6", "--chunk-deals", "3", "--out", str(path)]) == 2
+    assert "agent='rules', this run asks agent='random'" in capsys.readouterr().err
+    assert _script().main(["--agent", "rules", "--deals", "6", "--chunk-deals", "2", "--out", str(path)]) == 2
+    assert "deals=3, this run asks deals=2" in capsys.readouterr().err
+    assert path.stat().st_size == size
+    (tmp_path / "junk.pkl").write_bytes(pickle.dumps({"agent": "x"}))
+    with pytest.raises(CloneDataError, match="not a cloning-data record"):
+        read_clone_data(tmp_path / "junk.pkl")
+    assert _script().main(["--agent", "rulez", "--deals", "3", "--out", str(tmp_path / "x.pkl")]) == 2
+    assert "unknown agent 'rulez'" in capsys.readouterr().err
+
+
+def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file, tmp_path, capsys):
+    over = ["total_steps=0", f"pretrain.data={rules_file}", "pretrain.agent=rules", "pretrain.chunk_deals=6",
+            "pretrain.passes=4", "pretrain.epochs=3", "pretrain.batch_size=64", "network.critic=privileged"]
+    cfg = load_config(TINY, over)
+    trainer = build_trainer(cfg, tmp_path / "clone")
+    before = agreement(trainer.policy, rules_file)
+    rows = trainer.train()
+    assert rows == [] and trainer.global_step == 0
+    m = trainer.pretrain_metrics
+    assert m["bc_samples"] == sum(r["samples"] for r in read_clone_data(rules_file)[0])  # each decision once
+    clone = make_agent(str(tmp_path / "clone" / "policy.pt"), "bazar")
+    after = agreement(clone.policy, rules_file)
+    assert after["all"] > before["all"] + 0.2 and after["all"] > 0.6, (before, after)
+    assert after["n_auction"] > 0 and after["n_play"] > 0
+    assert after["n_auction"] + after["n_play"] == after["n_all"] == m["bc_samples"]
+    assert _script().main(["--agree", str(tmp_path / "clone" / "policy.pt"), str(rules_file), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["all"] == pytest.approx(after["all"])
+    # a second call has nothing left to do: the cloning is in the checkpoint
+    again = build_trainer(cfg, tmp_path / "clone", resume=True)
+    assert again.pretrain_metrics == m and again.train() == []
+
+
+def test_cloning_data_that_does_not_fit_the_run_is_refused(rules_file, tmp_path):
+    with pytest.raises(ConfigError, match=r"built with agent='rules', this run has agent='rules-medium'"):
+        build_trainer(load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}",
+                                         "pretrain.agent=rules-medium"]), None).pretrain()
+    with pytest.raises(ConfigError, match=r"built with preset='bazar', this run has preset='belote'"):
+        build_trainer(load_config(TINY, ["preset=belote", "total_steps=0", f"pretrain.data={rules_file}"]),
+                      None).pretrain()
+    with pytest.raises(ConfigError, match="no cloning-data file"):
+        build_trainer(load_config(TINY, ["total_steps=0", f"pretrain.data={tmp_path / 'nope.pkl'}"]), None).pretrain()
+    with pytest.raises(ConfigError, match=r"total_steps must be > 0 \(0 is allowed only with pretrain"):
+        load_config(TINY, ["total_steps=0"])
+    with pytest.raises(ConfigError, match=r"pretrain\.passes > 1 needs pretrain\.data"):
+        load_config(TINY, ["pretrain.agent=rules", "pretrain.passes=2"])
+    with pytest.raises(ConfigError, match=r"init_policy .* and pretrain\.data"):
+        load_config(TINY, ["init_policy=ppo", f"pretrain.data={rules_file}"])
+
+
+def _mixed_rollout(policy_file: Path, batched: bool):
+    cfg = load_config(TINY, [f"pool.baselines=[{policy_file}]", "pool.partner_prob=1.0", "pool.opponent_prob=0",
+                             "pool.snapshot_every=0", "rollout.skip_forced=false"])
+    rules = make_rules("bazar")
+    enc = make_encoder(rules, cfg.obs_kind)
+    pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, make_agent)
+    col = RolloutCollector(rules, enc, cfg.rollout, pool, cfg.pool)
+    if not batched:
+        pool.baselines[0].net = None  # act env by env through the agent, as any baseline does
+    learner = build_trainer(load_config(TINY, ["total_steps=200", "seed=3"]), None).policy
+    return pool, col.collect(learner, 12, np.random.default_rng(5), torch.Generator().manual_seed(5))
+
+
+def test_a_policy_file_in_the_pool_acts_batched_and_plays_as_its_agent(tmp_path):
+    build_trainer(load_config(TINY, ["total_steps=200"]), tmp_path / "a").train()
+    policy_file = tmp_path / "a" / "policy.pt"
+    pool, fast = _mixed_rollout(policy_file, batched=True)
+    assert pool.baselines[0].net is not None
+    _, slow = _mixed_rollout(policy_file, batched=False)
+    # the same deals, the same learner draws: batched greedy actions equal the agent's own
+    assert fast.stats[f"mixed_{policy_file}_deals"] == 12
+    assert np.array_equal(fast.actions, slow.actions) and np.array_equal(fast.rewards, slow.rewards)
+    # a policy of another observation kind keeps acting env by env
+    enc = make_encoder(make_rules("bazar"), "information_state")
+    assert OpponentPool(load_config(TINY, [f"pool.baselines=[{policy_file}]"]).pool, "bazar", 0,
+                        make_agent).batch_networks(enc) == []
