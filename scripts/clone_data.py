@@ -5,7 +5,7 @@ The deals are cut into chunks of ``--chunk-deals``; each chunk runs as one task 
 ``--address``) and is appended to ``--out`` as soon as it finishes, so a run stopped by
 ``--deadline``, Ctrl-C or a kill keeps every finished chunk, and a rerun with the same file
 plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training config
-(docs/training.md, "Cloning rules-medium"); its format is in agents/ppo/clone_data.py.
+(docs/training.md, "Cloning data (dataset)"); its format is in agents/ppo/clone_data.py.
 
     python scripts/clone_data.py --preset bazar --agent rules-medium --deals 20000 --workers 2 \\
         --out runs/clone_bazar_rules-medium.pkl
@@ -114,7 +114,14 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         agent = make_agent(args.agree, make_rules(first[0]["preset"] if first else "bazar"))
         if not hasattr(agent, "policy"):
             ap.error(f"--agree needs a PPO policy file, got {args.agree!r}")
-        rows = [{"file": p, "policy": args.agree, **agreement(agent.policy, p)} for p in args.files]
+        rows = []
+        for p in args.files:
+            recs, _ = read_clone_data(p)
+            if recs and (recs[0]["preset"], recs[0]["obs_kind"]) != (agent.encoder.cfg.preset, agent.encoder.kind):
+                raise CloneDataError(f"{p}: decisions of preset {recs[0]['preset']!r} encoded as "
+                                     f"{recs[0]['obs_kind']!r}; {args.agree} plays {agent.encoder.cfg.preset!r} "
+                                     f"on {agent.encoder.kind!r}")
+            rows.append({"file": p, "policy": args.agree, **agreement(agent.policy, p)})
         if args.json:
             print(json.dumps(rows))
         else:

@@ -89,6 +89,10 @@ def test_a_file_of_another_agent_or_chunk_size_is_refused(rules_file, tmp_path, 
     assert _script().main(["--agent", "rules", "--deals", "6", "--chunk-deals", "2", "--out", str(path)]) == 2
     assert "deals=3, this run asks deals=2" in capsys.readouterr().err
     assert path.stat().st_size == size
+    precious = tmp_path / "notes.yaml"  # --out on a file of something else: refused, never truncated
+    precious.write_text("preset: bazar\n")
+    assert _script().main(["--agent", "rules", "--deals", "3", "--out", str(precious)]) == 2
+    assert "is not a cloning-data file" in capsys.readouterr().err and precious.read_text() == "preset: bazar\n"
     (tmp_path / "junk.pkl").write_bytes(pickle.dumps({"agent": "x"}))
     with pytest.raises(CloneDataError, match="not a cloning-data record"):
         read_clone_data(tmp_path / "junk.pkl")
@@ -119,20 +123,39 @@ def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file,
 
 
 def test_cloning_data_that_does_not_fit_the_run_is_refused(rules_file, tmp_path):
+    # refused when the trainer is built, before anything is trained or written
     with pytest.raises(ConfigError, match=r"built with agent='rules', this run has agent='rules-medium'"):
         build_trainer(load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}",
-                                         "pretrain.agent=rules-medium"]), None).pretrain()
+                                         "pretrain.agent=rules-medium"]), None)
     with pytest.raises(ConfigError, match=r"built with preset='bazar', this run has preset='belote'"):
-        build_trainer(load_config(TINY, ["preset=belote", "total_steps=0", f"pretrain.data={rules_file}"]),
-                      None).pretrain()
+        build_trainer(load_config(TINY, ["preset=belote", "total_steps=0", f"pretrain.data={rules_file}"]), None)
     with pytest.raises(ConfigError, match="no cloning-data file"):
-        build_trainer(load_config(TINY, ["total_steps=0", f"pretrain.data={tmp_path / 'nope.pkl'}"]), None).pretrain()
+        build_trainer(load_config(TINY, ["total_steps=0", f"pretrain.data={tmp_path / 'nope.pkl'}"]), None)
+    from agents.ppo.cli import main as blot_train
+
+    assert blot_train(["--config", str(TINY), "--set", "total_steps=0", "--set", f"pretrain.data={tmp_path / 'x.pkl'}",
+                       "--out", str(tmp_path / "run"), "--no-progress"]) == 2
+    assert not (tmp_path / "run").exists()
     with pytest.raises(ConfigError, match=r"total_steps must be > 0 \(0 is allowed only with pretrain"):
         load_config(TINY, ["total_steps=0"])
     with pytest.raises(ConfigError, match=r"pretrain\.passes > 1 needs pretrain\.data"):
         load_config(TINY, ["pretrain.agent=rules", "pretrain.passes=2"])
     with pytest.raises(ConfigError, match=r"init_policy .* and pretrain\.data"):
         load_config(TINY, ["init_policy=ppo", f"pretrain.data={rules_file}"])
+
+
+def test_pretrain_deals_reads_whole_chunks_up_to_the_limit(rules_file):
+    from agents.ppo.config import PretrainConfig
+    from agents.ppo.pretrain import file_groups
+
+    rules = make_rules("bazar")
+    enc = make_encoder(rules, "observation")
+    groups = file_groups(PretrainConfig(data=str(rules_file), deals=9, chunk_deals=4), rules, enc, True)
+    assert [[r["chunk"] for r in g] for g in groups] == [[0, 1], [2]]  # groups of at least 4 deals
+    groups = file_groups(PretrainConfig(data=str(rules_file), deals=8, chunk_deals=4), rules, enc, True)
+    assert [[r["chunk"] for r in g] for g in groups] == [[0, 1]]  # a third chunk would pass 8 deals
+    whole = file_groups(PretrainConfig(data=str(rules_file), deals=100, chunk_deals=100), rules, enc, True)
+    assert sum(r["deals"] for g in whole for r in g) == 12
 
 
 def _mixed_rollout(policy_file: Path, batched: bool):

@@ -95,8 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     rows = trainer.train(max_updates=args.max_updates, progress=not args.no_progress)
     if not rows and trainer.pretrain_metrics and not cloned_before:
         m = trainer.pretrain_metrics
+        seen = " (seen in the earlier passes)" if cfg.pretrain.data and cfg.pretrain.passes > 1 else ""
         print(f"blot-train: cloned {int(m['bc_samples'])} decisions in {m['bc_seconds']:.0f} s (accuracy "
-              f"{m['bc_accuracy']:.3f} on the last chunk before training on it); policy: {out / POLICY_NAME}")
+              f"{m['bc_accuracy']:.3f} on the last chunk before the last pass trained on it{seen}); "
+              f"policy: {out / POLICY_NAME}")
     elif rows:
         steps = sum(r["batch_steps"] for r in rows)
         col = steps / sum(r["collect_time"] for r in rows)

@@ -34,8 +34,8 @@ key                 meaning
                     (every hand, for a privileged critic; ``blot_env.observation.privileged_size``)
 ==================  ================================================================
 
-A bazar chunk of 100 ``rules-medium`` deals holds about 3,100 decisions and takes about
-14 CPU seconds; its record is about 90 kB (the observations are sparse and compress well).
+A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
+11 CPU seconds; its record is about 350 kB (docs/training.md, "Cloning data (dataset)").
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def read_clone_data(path: str | Path) -> tuple[list[dict], int]:
         while True:
             try:
                 rec = pickle.load(f)
-            except (EOFError, pickle.UnpicklingError, ValueError, AttributeError, IndexError):
+            except Exception:  # the end, or a record cut short by a kill (any unpickling error)
                 break
             if not isinstance(rec, dict) or rec.get("kind") != KIND:
                 raise CloneDataError(f"{p}: record {len(out)} is not a cloning-data record (kind {KIND!r}); "
@@ -171,6 +171,11 @@ def open_clone_data(path: str | Path, job: CloneJob) -> tuple[BinaryIO, set[int]
     done: set[int] = set()
     if p.exists() and p.stat().st_size > 0:
         recs, good = read_clone_data(p)
+        if not recs:
+            with open(p, "rb") as f:
+                first = f.read(1)
+            if first != b"\x80":  # not even a pickle cut short by a kill: never truncate someone's file
+                raise CloneDataError(f"{p} exists and is not a cloning-data file: choose another output file")
         if recs:
             want = {**job.header(), "deals": job.chunk_deals}
             for k, v in want.items():
@@ -215,6 +220,9 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
 
     Raises:
         CloneDataError: see :func:`read_clone_data`; a file of another encoding size.
+
+    Check the observation kind too (``agent.encoder.kind`` against the records' ``obs_kind``):
+    two kinds may share a size; ``scripts/clone_data.py --agree`` does.
     """
     import torch
 
@@ -228,16 +236,18 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
     if not recs:
         raise CloneDataError(f"{path}: the file holds no finished chunk")
     if recs[0]["obs_size"] != policy.obs_dim:
-        raise CloneDataError(f"{path}: observations of size {recs[0]['obs_size']}, the policy reads {policy.obs_dim}")
+        raise CloneDataError(f"{path}: observations of size {recs[0]['obs_size']} ({recs[0]['obs_kind']}), the "
+                             f"policy reads {policy.obs_dim}")
+    device = next(policy.parameters()).device
     auction_stop = action_groups(layout_for(make_rules(recs[0]["preset"])))[0][1]
     hits = {"all": 0, "auction": 0, "play": 0}
     counts = dict.fromkeys(hits, 0)
     for r in recs:
         a = unpack_arrays(r)
         with torch.no_grad():
-            act, _, _ = policy.act(torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"]), greedy=True,
-                                   with_value=False)
-        same = act.numpy() == a["actions"]
+            act, _, _ = policy.act(torch.from_numpy(a["obs"]).to(device), torch.from_numpy(a["masks"]).to(device),
+                                   greedy=True, with_value=False)
+        same = act.cpu().numpy() == a["actions"]
         auction = a["actions"] < auction_stop
         for k, sel in (("all", np.ones_like(same)), ("auction", auction), ("play", ~auction)):
             hits[k] += int(same[sel].sum())

@@ -107,9 +107,9 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     return data
 
 
-def _file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileged: bool) -> list[list[dict]]:
-    """The chunk records of ``cfg.data`` (chunks in index order, at most ``cfg.deals`` deals) in
-    groups of about ``cfg.chunk_deals`` deals.
+def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileged: bool) -> list[list[dict]]:
+    """The chunk records of ``cfg.data`` (whole chunks in index order, at most ``cfg.deals`` deals
+    unless the first chunk alone holds more) in groups of about ``cfg.chunk_deals`` deals.
 
     Raises:
         CloneDataError: the file is missing, unreadable, or built for another preset, encoding,
@@ -125,7 +125,7 @@ def _file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileg
     groups: list[list[dict]] = [[]]
     deals = in_group = 0
     for r in recs:
-        if deals >= cfg.deals:
+        if deals and deals + int(r["deals"]) > cfg.deals:
             break
         if in_group >= cfg.chunk_deals:
             groups.append([])
@@ -133,7 +133,7 @@ def _file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileg
         groups[-1].append(r)
         deals += int(r["deals"])
         in_group += int(r["deals"])
-    if deals < cfg.deals:
+    if deals < cfg.deals and deals == sum(int(r["deals"]) for r in recs):
         log.warning("pretrain.data %s holds %d deals, fewer than pretrain.deals=%d: cloning on all of them",
                     cfg.data, deals, cfg.deals)
     if privileged and "privileged" not in recs[0]["arrays"]:
@@ -158,16 +158,23 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                     device: torch.device | str = "cpu") -> dict[str, float]:
     """Train ``policy`` in place to imitate ``cfg.agent`` (played here, ``cfg.deals`` deals in chunks of
     ``cfg.chunk_deals``) or the decisions of the cloning-data file ``cfg.data`` (read in groups of
-    about ``cfg.chunk_deals`` deals); returns the final chunk's metrics
-    (``bc_loss``, ``bc_accuracy`` on the chunk before training on it, ``bc_value_loss``, ``bc_samples``,
-    ``bc_seconds``)."""
+    about ``cfg.chunk_deals`` deals, ``cfg.passes`` times over); returns the final chunk's metrics
+    (``bc_loss``, ``bc_accuracy`` on the chunk before this pass trained on it, so with ``passes`` > 1
+    on decisions seen in earlier passes, ``bc_value_loss``, ``bc_samples``: decisions, each counted
+    once, ``bc_seconds``).
+
+    Raises:
+        ConfigError: no ``agent_factory`` when the deals are played here.
+        CloneDataError: ``cfg.data`` is missing, unreadable, or does not fit the run (see
+            :func:`file_groups`).
+    """
     t0 = time.perf_counter()
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     chunks = max(1, math.ceil(cfg.deals / cfg.chunk_deals))
     total = 0
     metrics: dict[str, float] = {}
     policy.train()
-    groups = _file_groups(cfg, rules, encoder, policy.privileged) if cfg.data else None
+    groups = file_groups(cfg, rules, encoder, policy.privileged) if cfg.data else None
     if groups is not None:
         chunks = len(groups)
     passes = cfg.passes if groups is not None else 1
@@ -217,4 +224,4 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     return metrics
 
 
-__all__ = ["behaviour_clone", "collect_demonstrations"]
+__all__ = ["behaviour_clone", "collect_demonstrations", "file_groups"]

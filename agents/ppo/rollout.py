@@ -279,12 +279,15 @@ class OpponentPool:
         size; a PPO policy file named in ``pool.baselines``) act on the whole batch of its envs
         in one forward pass instead of env by env; returns their names. A policy trained on
         another encoding keeps acting env by env from its own view."""
+        from .agent import PPOAgent  # here: agent.py imports this module
+
         batched = []
         for b in self.baselines if self.uses_baselines else []:
             agent = self.baseline_agent(b, 0)
-            net, enc = getattr(agent, "policy", None), getattr(agent, "encoder", None)
-            if isinstance(net, ActorCritic) and enc is not None and (enc.kind, enc.size) == (
-                    encoder.kind, encoder.size):
+            if type(agent) is not PPOAgent:  # a subclass may act otherwise than its network's argmax
+                continue
+            net, enc = agent.policy, agent.encoder
+            if (enc.kind, enc.size) == (encoder.kind, encoder.size):
                 b.net = copy.deepcopy(net).to(device).eval()
                 b.greedy = bool(getattr(agent, "greedy", True))
                 batched.append(b.name)

@@ -161,6 +161,10 @@ class PPOTrainer:
             if self.out_dir is None or not (self.out_dir / CHECKPOINT_NAME).exists():
                 raise ConfigError(f"--resume: no checkpoint at {self.out_dir and self.out_dir / CHECKPOINT_NAME}")
             self.load_checkpoint(self.out_dir / CHECKPOINT_NAME)
+        if cfg.pretrain.data and not self.pretrain_metrics:  # a file that does not fit fails here, not mid-run
+            from .pretrain import file_groups
+
+            file_groups(cfg.pretrain, self.rules, self.encoder, self.policy.privileged)
 
     def _load_init_policy(self, name: str) -> None:
         """Copy the weights of the policy file ``name`` (``init_policy``) into the fresh network.
