@@ -258,6 +258,52 @@ def run_tasks(pool: Any, tasks: Iterable[Any], out: BinaryIO, deadline_at: float
     return stop
 
 
+def build_dataset(job: Any, todo: list[Any], out: BinaryIO, func: Callable[[Any], Any],
+                  save: Callable[[BinaryIO, Any], None], workers: int | None = None, address: str | None = None,
+                  deadline_at: float | None = None, on_record: Callable[[Any], None] | None = None) -> RunStop:
+    """Run the tasks ``todo`` of a dataset command (``scripts/dd_table.py``,
+    ``scripts/clone_data.py``) and append each record to ``out`` as it finishes.
+
+    On this machine (``address`` None) the first task runs in this process before the pool
+    forks, so that the compiled kernels are loaded once and inherited by the workers; the rest
+    run on :func:`make_pool` (``job`` is what :func:`worker_job` returns there) through
+    :func:`run_tasks`, which stops at ``deadline_at`` or Ctrl-C keeping what finished. The
+    pool is closed before returning. ``todo`` is consumed.
+
+    Returns:
+        The :class:`RunStop` (``finished`` counts the first task too).
+    """
+    stop = RunStop()
+    if todo and address is None:
+        rec = _run_here(func, job, todo.pop(0))
+        save(out, rec)
+        stop.finished += 1
+        if on_record is not None:
+            on_record(rec)
+    if todo:
+        pool = make_pool(job, workers, address)
+        try:
+            rest = run_tasks(pool, todo, out, deadline_at, on_record=on_record, func=func, save=save)
+        finally:
+            close_pool(pool)
+        stop.finished += rest.finished
+        stop.deadline, stop.interrupted = rest.deadline, rest.interrupted
+    return stop
+
+
+def _run_here(func: Callable[[Any], Any], job: Any, task: Any) -> Any:
+    """``func(task)`` in this process, with ``job`` as :func:`worker_job` returns it (as in a worker)."""
+    saved = _JOB.get("job")
+    _JOB["job"] = job
+    try:
+        return func(task)
+    finally:
+        if saved is None:
+            _JOB.pop("job", None)
+        else:
+            _JOB["job"] = saved
+
+
 def close_pool(pool: Any) -> None:
     """Stop a pool of :func:`make_pool` and its workers (local or Ray)."""
     pool.terminate()
@@ -433,6 +479,7 @@ __all__ = [
     "Task",
     "agent_digests",
     "append_record",
+    "build_dataset",
     "check_weights",
     "close_pool",
     "commit",

@@ -27,13 +27,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena_cli import positive_int, seed_number
-from agents.board_pool import close_pool, make_pool, run_tasks
+from agents.board_pool import build_dataset
 from agents.ppo.clone_data import (
     CloneDataError,
     CloneJob,
     agreement,
     append_chunk,
-    build_chunk,
     chunk_task,
     open_clone_data,
     read_clone_data,
@@ -145,26 +144,15 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
 
     bar = tqdm(total=len(todo) * args.chunk_deals, desc=f"clone data {cfg.preset} {args.agent}", unit="deal",
                mininterval=5)
-    finished = 0
-    stopped = ""
     with f:
-        if todo and args.address is None:
-            # the first chunk in this process compiles (or loads) the engine's kernels before the
-            # pool forks, so that the workers inherit them
-            append_chunk(f, build_chunk(job, todo.pop(0)))
-            bar.update(args.chunk_deals)
-            finished += 1
-        if todo:
-            pool = make_pool(job, args.workers, args.address)
-            try:
-                stop = run_tasks(pool, todo, f, None if args.deadline is None else t0 + args.deadline,
-                                 on_record=lambda rec: bar.update(rec["deals"]), func=chunk_task, save=append_chunk)
-            finally:
-                bar.close()
-                close_pool(pool)
-            finished += stop.finished
-            stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
-        bar.close()
+        try:
+            stop = build_dataset(job, todo, f, chunk_task, append_chunk, args.workers, args.address,
+                                 None if args.deadline is None else t0 + args.deadline,
+                                 on_record=lambda rec: bar.update(rec["deals"]))
+        finally:
+            bar.close()
+    finished = stop.finished
+    stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
     print(f"[clone_data] {finished} chunks ({finished * args.chunk_deals} deals) played in "
           f"{time.perf_counter() - t0:.0f} s{stopped}; {len(done) + finished} chunks in {args.out}", flush=True)
     return 0

@@ -34,12 +34,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena_cli import positive_int, seed_number
-from agents.board_pool import close_pool, make_pool, run_tasks
+from agents.board_pool import build_dataset
 from agents.search.dd_table import (
     DDTableError,
     TableJob,
     append_row,
-    build_row,
     open_table,
     read_table,
     solve_task,
@@ -110,26 +109,15 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     bar = tqdm(total=len(todo), desc=f"dd table {cfg.preset}", unit="deal", mininterval=5)
-    finished = 0
-    stopped = ""
     with f:
-        if todo and args.address is None:
-            # the first row in this process: compiles (or loads) the solver's kernel before the
-            # pool forks, so that the workers inherit it
-            append_row(f, build_row(cfg, args.seed, todo.pop(0)))
-            bar.update(1)
-            finished += 1
-        if todo:
-            pool = make_pool(TableJob(cfg, args.seed), args.workers, args.address)
-            try:
-                stop = run_tasks(pool, todo, f, None if args.deadline is None else t0 + args.deadline,
-                                 on_record=lambda rec: bar.update(1), func=solve_task, save=append_row)
-            finally:
-                bar.close()
-                close_pool(pool)
-            finished += stop.finished
-            stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
-        bar.close()
+        try:
+            stop = build_dataset(TableJob(cfg, args.seed), todo, f, solve_task, append_row, args.workers,
+                                 args.address, None if args.deadline is None else t0 + args.deadline,
+                                 on_record=lambda rec: bar.update(1))
+        finally:
+            bar.close()
+    finished = stop.finished
+    stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
     print(f"[dd_table] {finished} deals solved in {time.perf_counter() - t0:.0f} s{stopped}; "
           f"{len(done) + finished} rows in {args.out}", flush=True)
     return 0
