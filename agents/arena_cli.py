@@ -45,6 +45,22 @@ def seed_number(text: str) -> int:
     return _int_at_least(text, 0, "an integer >= 0")
 
 
+def add_dataset_options(ap: Any, unit: str, example: str) -> None:
+    """The options every dataset command shares (``scripts/dd_table.py``, ``scripts/clone_data.py``):
+    ``--seed``, ``--workers``, ``--address``, ``--deadline``, ``--out``, ``--info FILE...`` and
+    ``--json``; ``unit`` names what a file holds (``rows``), ``example`` an output path."""
+    ap.add_argument("--seed", type=seed_number, default=0)
+    ap.add_argument("--workers", type=positive_int, default=None,
+                    help="processes (default: this machine's CPUs; with --address: the cluster's CPUs)")
+    ap.add_argument("--address", default=None,
+                    help="run on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT; needs the ray extra)")
+    ap.add_argument("--deadline", type=float, default=None,
+                    help=f"stop after this many seconds from the start (the {unit} finished by then are kept)")
+    ap.add_argument("--out", help=f"file the finished {unit} are appended to (e.g. {example})")
+    ap.add_argument("--info", nargs="+", metavar="FILE", help="print what these files hold")
+    ap.add_argument("--json", action="store_true", help="print --info (and the like) as JSON")
+
+
 def _fraction(text: str) -> float:
     try:
         v = float(text)

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena_cli import positive_int, seed_number
+from agents.arena_cli import add_dataset_options, positive_int
 from agents.board_pool import build_dataset
 from agents.ppo.clone_data import (
     CloneDataError,
@@ -70,19 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunk-deals", type=positive_int, default=100, help="deals per task and per record")
     ap.add_argument("--obs-kind", default="observation", choices=tuple(KINDS),
                     help="observation kind of the network that will learn from the file")
-    ap.add_argument("--seed", type=seed_number, default=0)
-    ap.add_argument("--workers", type=positive_int, default=None,
-                    help="processes (default: this machine's CPUs; with --address: the cluster's CPUs)")
-    ap.add_argument("--address", default=None,
-                    help="run on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT; needs the ray extra)")
-    ap.add_argument("--deadline", type=float, default=None,
-                    help="stop after this many seconds from the start (the chunks finished by then are kept)")
-    ap.add_argument("--out", help="file the finished chunks are appended to (e.g. runs/clone_bazar_rules-medium.pkl)")
-    ap.add_argument("--info", nargs="+", metavar="FILE", help="print what cloning-data files hold")
+    add_dataset_options(ap, "chunks", "runs/clone_bazar_rules-medium.pkl")
     ap.add_argument("--agree", metavar="POLICY", help="with FILEs after it: how often this policy file's greedy "
                     "action is the recorded one")
     ap.add_argument("files", nargs="*", metavar="FILE", help="cloning-data files for --agree")
-    ap.add_argument("--json", action="store_true", help="--info or --agree as JSON")
     args = ap.parse_args(argv)
     try:
         return _main(ap, args)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena_cli import positive_int, seed_number
+from agents.arena_cli import add_dataset_options, positive_int
 from agents.board_pool import build_dataset
 from agents.search.dd_table import (
     DDTableError,
@@ -66,16 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="bazar", choices=tuple(PRESETS))
     ap.add_argument("--deals", type=positive_int, help="deals 0 .. N-1 of the seed")
-    ap.add_argument("--seed", type=seed_number, default=0)
-    ap.add_argument("--workers", type=positive_int, default=None,
-                    help="processes (default: this machine's CPUs; with --address: the cluster's CPUs)")
-    ap.add_argument("--address", default=None,
-                    help="run on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT; needs the ray extra)")
-    ap.add_argument("--deadline", type=float, default=None,
-                    help="stop after this many seconds from the start (the rows finished by then are kept)")
-    ap.add_argument("--out", help="table file the finished rows are appended to (e.g. runs/dd_bazar.ddt)")
-    ap.add_argument("--info", nargs="+", metavar="FILE", help="print what table files hold")
-    ap.add_argument("--json", action="store_true", help="--info as JSON")
+    add_dataset_options(ap, "rows", "runs/dd_bazar.ddt")
     args = ap.parse_args(argv)
     try:
         return _main(ap, args)
