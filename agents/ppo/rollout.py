@@ -289,7 +289,7 @@ class OpponentPool:
             net, enc = agent.policy, agent.encoder
             if (enc.kind, enc.size) == (encoder.kind, encoder.size):
                 b.net = copy.deepcopy(net).to(device).eval()
-                b.greedy = bool(getattr(agent, "greedy", True))
+                b.greedy = agent.greedy
                 batched.append(b.name)
         return batched
 
