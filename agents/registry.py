@@ -7,8 +7,8 @@ Names (docs/evaluation.md "The baseline agents"):
   ``pimc-insane`` (L4), agents/search/;
 * ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
   a policy file;
-* ``ppo-search-K`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search over K worlds on that network
-  (agents/search/net_search.py);
+* ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search
+  over K worlds on that network, exact solves with E tricks left (agents/search/net_search.py);
 * a path to a checkpoint file (``*.pt``): a trained PPO policy.
 
 The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
@@ -36,8 +36,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 }
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
-KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-zZ",
-         "ppo-search-K:PATH.pt", "PATH.pt")
+KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-eE",
+         "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "PATH.pt")
 
 
 class UnknownAgentError(ValueError):
@@ -121,21 +121,26 @@ def _make_pimc(key: str) -> Agent:
 
 
 def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
-    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search over K
-    worlds (default 16) that overrides the policy's card only by Z standard errors (default 2; 0 is
-    the plain argmax), on the shipped policy of the preset or on a policy file
+    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` /
+    ``ppo-search-K-eE-zZ`` / ``...:PATH.pt``: the light search over K worlds (default 16), exact
+    solves when at most E tricks are left (default 2; E at the deal's number of tricks: every card
+    by exact solves), overriding the policy's card only by Z standard errors (default 2; 0 is the
+    plain argmax), on the shipped policy of the preset or on a policy file
     (agents/search/net_search.py)."""
     spec, _, path = key.partition(":")
-    m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-z(\d+(?:\.\d+)?))?", spec)
+    m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-e(\d+))?(?:-z(\d+(?:\.\d+)?))?", spec)
     if m is None or (m.group(1) is not None and int(m.group(1)) < 1):
         raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1), "
-                                "ppo-search-K-zZ (Z >= 0: standard errors) or any of them with :PATH.pt")
+                                "ppo-search-K-eE (E >= 0: tricks left solved exactly), "
+                                "ppo-search-K-zZ (Z >= 0: standard errors), ppo-search-K-eE-zZ "
+                                "or any of them with :PATH.pt")
     from .search.net_search import NetSearchAgent
 
     if path and not Path(path).is_file():
         raise UnknownAgentError(f"checkpoint {path!r} of {key!r} not found")
     base = _load_ppo(path or "ppo", cfg, label)
-    return NetSearchAgent(base, k=int(m.group(1) or 16), z=float(m.group(2) or 2.0), name=label)
+    exact = int(m.group(2)) if m.group(2) is not None else 2
+    return NetSearchAgent(base, k=int(m.group(1) or 16), exact_tricks=exact, z=float(m.group(3) or 2.0), name=label)
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:

@@ -14,7 +14,8 @@ from agents.ppo.config import load_config  # noqa: E402
 from agents.registry import UnknownAgentError, make_agent  # noqa: E402
 from agents.search.net_search import NetSearchAgent  # noqa: E402
 from blot_env import make_rules  # noqa: E402
-from blot_env.engine import apply_action, current_seat, deal_random, is_terminal  # noqa: E402
+from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
+from blot_env.scoring import side_score_difference  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
 
 
@@ -111,4 +112,64 @@ def test_search_names_set_worlds_and_z(policy_file):
     assert make_agent(f"ppo-search:{path}", preset).z == 2.0
     for bad in ("ppo-search-4-z", "ppo-search-4-zx", "ppo-search-4-z-1", "ppo-search-z1-4"):
         with pytest.raises(UnknownAgentError, match="ppo-search-K-zZ"):
+            make_agent(bad, preset)
+
+
+def test_exact_play_solves_every_candidate_in_one_search(policy_file, monkeypatch):
+    """``-eE`` with E at the deal's number of tricks: every card of the play is valued by the
+    solver, from the position before the move, the same values as solving each candidate's
+    position (and the deal's score where the candidate ends it)."""
+    from agents.search import solver
+
+    preset, path = policy_file
+    rules = make_rules(preset)
+    agent = make_agent(f"ppo-search-3-e{rules.num_tricks}:{path}", preset)
+    assert agent.exact_tricks == rules.num_tricks and agent.k == 3 and agent.z == 2.0
+    assert make_agent(f"ppo-search-3:{path}", preset).exact_tricks == 2  # the default
+    rng = np.random.default_rng(11)
+    bidder = make_agent("rules", preset)
+    checked = 0
+    for d in range(4):
+        s = deal_random(rules, rng, d % rules.num_players)
+        while not is_terminal(s):
+            me = current_seat(s)
+            legal = list(seat_view(s, me).legal)
+            if s.phase.name == "PLAY" and not s.pending and len(legal) > 1:
+                calls = []
+                with monkeypatch.context() as mp:
+                    mp.setattr(solver, "solve", lambda st, _f=solver.solve, _c=calls: _c.append(1) or _f(st))
+                    vals = agent._world_values(s, me, legal)
+                assert len(calls) == 1  # one search of the position, not one per candidate
+                for a, v in zip(legal, vals):
+                    nxt = apply_action(s, a)
+                    if is_terminal(nxt):
+                        want = side_score_difference(deal_result(nxt).score, me)
+                    elif nxt.pending:
+                        continue
+                    else:
+                        child, _ = solver.solve(nxt)
+                        want = child if current_seat(nxt) % 2 == me % 2 else -child
+                    assert v == want, (a, v, want)
+                    checked += 1
+            s = apply_action(s, int(rng.choice(legal)) if s.phase.name == "PLAY" else bidder.act(seat_view(s, me), rng))
+    assert checked > 20
+
+
+def test_exact_play_agent_plays_legal_deals(policy_file):
+    preset, path = policy_file
+    rules = make_rules(preset)
+    agent = make_agent(f"ppo-search-2-e{rules.num_tricks}-z1:{path}", preset)
+    assert agent.z == 1.0 and agent.exact_tricks == rules.num_tricks
+    rng = np.random.default_rng(3)
+    bidder = make_agent("rules", preset)
+    for d in range(2):
+        s = deal_random(rules, rng, d % rules.num_players)
+        while not is_terminal(s):
+            view = seat_view(s, current_seat(s))
+            a = agent.act(view, rng) if s.phase.name == "PLAY" else bidder.act(view, rng)
+            assert a in view.legal
+            s = apply_action(s, a)
+    assert agent.decisions > 5
+    for bad in ("ppo-search-4-e", "ppo-search-4-ex", "ppo-search-4-z1-e8", "ppo-search-4-e-1"):
+        with pytest.raises(UnknownAgentError, match="ppo-search-K-eE"):
             make_agent(bad, preset)

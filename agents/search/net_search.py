@@ -10,7 +10,10 @@ than one legal action as follows (docs/search.md):
 3. In each world every candidate is applied once, and the position after it is valued from the
    acting seat's side: the deal's score difference when the deal is over; the exact
    double-dummy value (:func:`~agents.search.solver.solve`) when at most ``exact_tricks`` tricks
-   are left to play; otherwise the network's critic at that position, from the seat to act
+   are left to play (one solve of the position before the move gives every candidate's value
+   when it already has at most ``exact_tricks`` tricks left: with ``exact_tricks`` equal to the
+   deal's number of tricks, the whole card play is valued by exact solves, a PIMC over the
+   policy's candidates); otherwise the network's critic at that position, from the seat to act
    there (a privileged critic reads the world's hands: every card is known in a sampled world),
    negated when that seat is an opponent. Values are in score-sheet units.
 4. The policy's favourite is played unless another candidate beats it clearly: each other
@@ -106,11 +109,21 @@ class NetSearchAgent(BaseAgent):
             worlds = []
         if not worlds:
             return cands[0]
-        q = np.stack([self._values(w.state, view.seat, cands) for w in worlds])  # [worlds, candidates]
+        q = np.stack([self._world_values(w.state, view.seat, cands) for w in worlds])  # [worlds, candidates]
         best = cands[choose(q, self.z)]
         self.seconds += time.perf_counter() - t0
         self.decisions += 1
         return best
+
+    def _world_values(self, state: State, me: int, cands: list[int]) -> np.ndarray:
+        """Score-sheet value of each candidate in one world, from ``me``'s side (``me`` to act):
+        one exact solve of the position when at most ``exact_tricks`` tricks are left in it,
+        else :meth:`_values`."""
+        left = state.cfg.num_tricks - state.trick_no
+        if self.exact_tricks and state.phase == Phase.PLAY and left <= self.exact_tricks:
+            _, vals = solver.solve(state)  # every legal action's value for the mover's side, one search
+            return np.array([vals[a] for a in cands], dtype=np.float64)
+        return self._values(state, me, cands)
 
     def _values(self, state: State, me: int, cands: list[int]) -> np.ndarray:
         """Score-sheet value of each candidate in one world, from ``me``'s side."""
