@@ -13,6 +13,12 @@ left in flight at a deadline are dropped, so that no board is left out for takin
         --deadline 3600 --save runs/pimc64_vs_medium.pkl
     python scripts/eval_long.py --agent pimc-64 --vs rules-medium --address auto --save runs/p.pkl
     python scripts/eval_long.py --summarize runs/pimc64_vs_medium.pkl [other.pkl ...] [--json]
+    python scripts/eval_long.py --paired runs/a_vs_insane.pkl runs/b_vs_insane.pkl [--json]
+
+``--paired A B`` compares two candidates that played the same boards against the same
+opponent (one run per file): the difference of their board scores, board by board, over the
+boards both files finished from board 0, with its paired 95% CI. What a deal does to both
+candidates alike cancels, so the interval is narrower than the two files' intervals suggest.
 
 Metrics (docs/evaluation.md) come from :func:`agents.arena.summarize`: mean board score per
 deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics, the
@@ -40,6 +46,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
+
 from agents.arena import Timing, load_suite, summarize
 from agents.arena_cli import format_breakdown, positive_int
 from agents.board_pool import (
@@ -57,6 +65,7 @@ from agents.board_pool import (
     warm_up,
 )
 from agents.registry import UnknownAgentError
+from agents.stats import mean_ci
 from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
@@ -88,6 +97,65 @@ def summary(records: list[dict]) -> list[dict]:
                      "decisions": {"agent": timing.decisions.get(cname, 0),
                                    "opponent": timing.decisions.get(oname, 0)}})
     return rows
+
+
+def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] = ("A", "B")) -> dict:
+    """The board-by-board difference of two candidates against one opponent on one suite.
+
+    ``records_a`` and ``records_b`` are the records of one run each (:func:`load_records` of
+    one file). Returns ``boards`` (the boards 0 .. n-1 both finished), ``a`` and ``b`` (each
+    run's :func:`agents.arena.summarize` metrics over those boards), and ``difference``: the
+    mean of (a's score - b's score) per deal in score-sheet units, its paired 95% CI
+    (``ci95``), and the share of boards where a scored more (``a_better``) or less
+    (``b_better``).
+
+    Raises:
+        ValueError: a file holds no run or more than one, the two runs differ in opponent,
+            preset or split, or they have no board 0 in common.
+    """
+    runs = []
+    for recs, name in zip((records_a, records_b), names):
+        keys = sorted({record_key(r) for r in recs})
+        if len(keys) != 1:
+            raise ValueError(f"{name} holds {len(keys)} runs ({keys}); --paired needs exactly one per file")
+        runs.append((keys[0], {r["index"]: r for r in recs}))
+    (ka, by_a), (kb, by_b) = runs
+    for i, what in ((1, "opponent"), (2, "preset"), (3, "split")):
+        if ka[i] != kb[i]:
+            raise ValueError(f"the runs differ in {what} ({ka[i]!r} in {names[0]}, {kb[i]!r} in {names[1]}): "
+                             "a paired comparison needs the same boards against the same opponent")
+    n = 0
+    while n in by_a and n in by_b:
+        n += 1
+    if n == 0:
+        raise ValueError(f"{names[0]} and {names[1]} have no board 0 in common")
+    cfg = make_rules(ka[2])
+    a = [by_a[i]["board"] for i in range(n)]
+    b = [by_b[i]["board"] for i in range(n)]
+    d = np.array([x.delta - y.delta for x, y in zip(a, b)], dtype=float) / 2.0
+    m, lo, hi = mean_ci(d)
+    def side(key: tuple, by: dict, boards: list, name: str) -> dict:
+        # a record's "weights" is (candidate's digest, opponent's digest), None for no network
+        weights = sorted({str((by[i].get("weights") or (None,))[0]) for i in range(n)})
+        return {"agent": key[0], "file": name, "weights": weights, **summarize(boards, cfg)}
+
+    return {"a": side(ka, by_a, a, names[0]), "b": side(kb, by_b, b, names[1]),
+            "opponent": ka[1], "preset": ka[2], "split": ka[3], "boards": n,
+            "difference": {"mean": m, "ci95": [lo, hi], "a_better": float(np.mean(d > 0)),
+                           "b_better": float(np.mean(d < 0))}}
+
+
+def _print_paired(p: dict) -> None:
+    print(f"{p['boards']} boards of the {p['preset']} {p['split']} suite against {p['opponent']}:")
+    for k in ("a", "b"):
+        r = p[k]
+        lo, hi = r["ci95"]
+        print(f"  {r['agent']:<22}{r['mean_board_score']:>+8.2f} [{lo:+.2f}, {hi:+.2f}] per deal   "
+              f"({r['file']}; weights {', '.join(r['weights'])})")
+    d = p["difference"]
+    lo, hi = d["ci95"]
+    print(f"  difference (first - second): {d['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] per deal; "
+          f"first better on {d['a_better']:.3f} of the boards, second on {d['b_better']:.3f}")
 
 
 def _print(rows: list[dict]) -> None:
@@ -129,6 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--save", help="pickle file the finished boards are appended to")
     ap.add_argument("--summarize", nargs="+", metavar="FILE",
                     help="print the metrics of saved runs (a row per run and file)")
+    ap.add_argument("--paired", nargs=2, metavar=("A", "B"),
+                    help="compare two saved runs against the same opponent board by board")
     ap.add_argument("--json", action="store_true", help="print the summary as JSON")
     args = ap.parse_args(argv)
     try:
@@ -139,6 +209,20 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.paired:
+        a, b = args.paired
+        for f in (a, b):
+            if not Path(f).is_file():
+                ap.error(f"--paired: no file {f}")
+        try:
+            p = paired(load_records([a]), load_records([b]), (a, b))
+        except ValueError as e:
+            ap.error(f"--paired: {e}")
+        if args.json:
+            print(json.dumps(p, default=str))
+        else:
+            _print_paired(p)
+        return 0
     if args.summarize:
         # one file at a time: two files of one (agent, vs, preset, split, seed), e.g. runs of
         # two versions of an agent, are two rows, not one mixed by board index

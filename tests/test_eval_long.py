@@ -185,3 +185,32 @@ def test_address_without_ray_names_the_extra(tmp_path, capsys):
     assert eval_long.main(["--agent", "rules", "--vs", "random", "--boards", "1", "--address", "auto",
                            "--save", str(tmp_path / "x.pkl")]) == 2
     assert 'pip install "blot-env[ray]"' in capsys.readouterr().err
+
+
+def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
+    """``--paired``: the difference of two runs against one opponent over the boards both
+    finished, board by board; runs against different opponents are refused."""
+    a, b, c = tmp_path / "a.pkl", tmp_path / "b.pkl", tmp_path / "c.pkl"
+    _run(a, 3)
+    for save, agent, vs in ((b, "random", "random"), (c, "rules", "rules")):
+        assert eval_long.main(["--agent", agent, "--vs", vs, "--boards", "2", "--workers", "1",
+                               "--save", str(save)]) == 0
+    ra, rb = eval_long.load_records([str(a)]), eval_long.load_records([str(b)])
+    p = eval_long.paired(ra, rb, ("a", "b"))
+    assert p["boards"] == 2 and p["opponent"] == "random"
+    da = {r["index"]: r["board"].delta for r in ra}
+    db = {r["index"]: r["board"].delta for r in rb}
+    want = [(da[i] - db[i]) / 2 for i in range(2)]
+    assert p["difference"]["mean"] == pytest.approx(sum(want) / 2)
+    assert p["difference"]["mean"] == pytest.approx(p["a"]["mean_board_score"] - p["b"]["mean_board_score"])
+    assert p["a"]["boards"] == 2 and p["a"]["agent"] == "rules" and p["b"]["agent"] == "random"
+    assert p["difference"]["a_better"] == sum(w > 0 for w in want) / 2
+    capsys.readouterr()
+    assert eval_long.main(["--paired", str(a), str(b), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["difference"]["mean"] == pytest.approx(p["difference"]["mean"])
+    with pytest.raises(SystemExit):
+        eval_long.main(["--paired", str(a), str(c)])
+    assert "differ in opponent ('random'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_long.main(["--paired", str(a), str(tmp_path / "missing.pkl")])
+    assert "no file" in capsys.readouterr().err
