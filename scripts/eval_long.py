@@ -159,15 +159,16 @@ def _print_paired(p: dict) -> None:
 
 
 def _print(rows: list[dict]) -> None:
-    print(f"{'candidate':<14}{'opponent':<14}{'boards':>7}  {'mean/deal':>9}  {'95% CI':<18}"
+    w = max([14] + [len(str(r[k])) + 2 for r in rows for k in ("agent", "opponent")])
+    print(f"{'candidate':<{w}}{'opponent':<{w}}{'boards':>7}  {'mean/deal':>9}  {'95% CI':<18}"
           f"{'win rate':>9}  {'s/decision (cand, opp)':<24}{'CPU s':>9}{'not in prefix':>14}")
     for r in rows:
         if not r.get("boards"):
-            print(f"{r['agent']:<14}{r['opponent']:<14}{0:>7}")
+            print(f"{r['agent']:<{w}}{r['opponent']:<{w}}{0:>7}")
             continue
         lo, hi = r["ci95"]
         sp = r["sec_per_decision"]
-        print(f"{r['agent']:<14}{r['opponent']:<14}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
+        print(f"{r['agent']:<{w}}{r['opponent']:<{w}}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
               f"[{lo:+.2f}, {hi:+.2f}]  {r['board_win_rate']:>8.3f}  "
               f"{sp['agent'] or 0:<8.3f}{sp['opponent'] or 0:<16.4f}{r['cpu_seconds']:>9.1f}"
               f"{r['boards_beyond_prefix']:>14}")
