@@ -70,6 +70,14 @@ from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
 
+def _prefix(by_index: dict[int, dict]) -> int:
+    """How many consecutive boards from board 0 are in ``by_index`` (index -> record)."""
+    n = 0
+    while n in by_index:
+        n += 1
+    return n
+
+
 def summary(records: list[dict]) -> list[dict]:
     """Per (agent, opponent, preset, split, seed): the metrics over the consecutive boards from 0."""
     groups: dict[tuple, dict[int, dict]] = {}
@@ -77,9 +85,7 @@ def summary(records: list[dict]) -> list[dict]:
         groups.setdefault(record_key(r), {})[r["index"]] = r
     rows = []
     for (agent, vs, preset, split, seed), by in sorted(groups.items()):
-        n = 0
-        while n in by:
-            n += 1
+        n = _prefix(by)
         used = [by[i] for i in range(n)]
         cfg = make_rules(preset)
         timing = Timing()
@@ -124,9 +130,7 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
         if ka[i] != kb[i]:
             raise ValueError(f"the runs differ in {what} ({ka[i]!r} in {names[0]}, {kb[i]!r} in {names[1]}): "
                              "a paired comparison needs the same boards against the same opponent")
-    n = 0
-    while n in by_a and n in by_b:
-        n += 1
+    n = min(_prefix(by_a), _prefix(by_b))
     if n == 0:
         raise ValueError(f"{names[0]} and {names[1]} have no board 0 in common")
     cfg = make_rules(ka[2])
