@@ -80,7 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     if other:
         ap.error(f"every policy must be of preset {preset!r} ({files[0]}); "
                  + ", ".join(f"{f} is {p!r}" for f, p in other.items()))
-    players = make_rules(preset).num_players
+    rules = make_rules(preset)
+    players = rules.num_players
+    unit = "raw points/deal" if rules.scoring == "belote" else "tp/deal"  # rules.md 6 scores raw points
     if args.mixed and players != 4:
         ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has {players} players")
     rows = []
@@ -93,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             row.update({f"{key}mean": rep["mean_board_score"], f"{key}ci95": rep["ci95"],
                         f"{key}board_win_rate": rep["board_win_rate"]})
             print(f"{f.name:>26}  {rep['mean_board_score']:+.2f} [{rep['ci95'][0]:+.2f}, {rep['ci95'][1]:+.2f}] "
-                  f"tp/deal vs {args.vs}{' (mixed)' if mixed else ''}", file=sys.stderr, flush=True)
+                  f"{unit} vs {args.vs}{' (mixed)' if mixed else ''}", file=sys.stderr, flush=True)
         row["rank_score"] = (row["mean"] + row["mixed_mean"]) / 2 if args.mixed else row["mean"]
         rows.append(row)
     best = max(rows, key=lambda r: r["rank_score"])
@@ -114,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(out, indent=1))
     else:
         how = "mean of plain and mixed" if args.mixed else "mean"
-        print(f"best: {best['policy']} ({how} {best['rank_score']:+.2f} tp/deal vs {args.vs} "
+        print(f"best: {best['policy']} ({how} {best['rank_score']:+.2f} {unit} vs {args.vs} "
               f"on {args.boards} dev boards)")
     return 0
 

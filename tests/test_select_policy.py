@@ -35,7 +35,9 @@ def test_ranks_kept_policies_and_extra_files_in_both_modes(tiny_run, tmp_path, c
     shutil.copyfile(REPO / "agents" / "data" / "ppo_bazar.pt", extra)
     assert _script().main([str(tiny_run), "--vs", "rules", "--boards", "3", "--last", "1", "--workers", "1",
                            "--also", str(extra), "--mixed", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert "tp/deal vs rules (mixed)" in captured.err  # bazar scores table points
     names = [Path(r["policy"]).name for r in out["rows"]]
     assert names[-1] == "start.pt" and "policy.pt" in names and len(names) == 3
     for r in out["rows"]:
@@ -57,6 +59,17 @@ def test_refuses_a_missing_extra_file_and_mixed_on_two_players(tiny_run, tmp_pat
     with pytest.raises(SystemExit):
         _script().main([str(duel), "--mixed", "--boards", "1"])
     assert "--mixed needs a 4-player preset (partners); 'duel' has 2 players" in capsys.readouterr().err
+
+
+def test_belote_scores_are_printed_in_raw_points(tmp_path, capsys):
+    """Belote's board scores are raw points (rules.md 6), and the printed lines say so."""
+    run = tmp_path / "belote"
+    run.mkdir()
+    shutil.copyfile(REPO / "agents" / "data" / "ppo_belote.pt", run / "policy.pt")
+    assert _script().main([str(run), "--vs", "rules", "--boards", "1", "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    assert "raw points/deal vs rules" in captured.err and "tp/deal" not in captured.err + captured.out
+    assert "raw points/deal vs rules on 1 dev boards" in captured.out
 
 
 def test_ship_when_the_shipped_policy_itself_wins(tmp_path, capsys, monkeypatch):
