@@ -122,6 +122,32 @@ def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file,
     assert again.pretrain_metrics == m and again.train() == []
 
 
+def test_from_init_clones_on_top_of_the_init_policys_weights(rules_file, tmp_path):
+    """pretrain.from_init: the cloning starts from init_policy's weights (distillation into a trained
+    policy), not from a fresh network; without the flag the pair is refused."""
+    net = ["network.critic=privileged"]
+    build_trainer(load_config(TINY, ["total_steps=200", "seed=7", *net]), tmp_path / "start").train()
+    start = make_agent(str(tmp_path / "start" / "policy.pt"), "bazar").policy.state_dict()
+    clone = ["total_steps=0", f"pretrain.data={rules_file}", "pretrain.agent=rules", "pretrain.chunk_deals=6",
+             "pretrain.passes=2", "pretrain.batch_size=64", *net]
+    cfg = load_config(TINY, [*clone, f"init_policy={tmp_path / 'start' / 'policy.pt'}", "pretrain.from_init=true"])
+    trainer = build_trainer(cfg, tmp_path / "distil")
+    actor = [k for k in start if not k.startswith("critic")]
+    assert actor and all(torch.equal(trainer.policy.state_dict()[k], start[k]) for k in actor)  # the file's weights
+    before = agreement(trainer.policy, rules_file)
+    trainer.train()
+    after = agreement(make_agent(str(tmp_path / "distil" / "policy.pt"), "bazar").policy, rules_file)
+    assert after["all"] > before["all"], (before, after)  # it learned from the file
+    fresh = build_trainer(load_config(TINY, clone), tmp_path / "fresh")
+    fresh.train()
+    distilled = trainer.policy.state_dict()
+    assert any(not torch.equal(distilled[k], fresh.policy.state_dict()[k]) for k in actor)  # the start mattered
+    with pytest.raises(ConfigError, match=r"both set the starting weights.* or set pretrain\.from_init=true"):
+        load_config(TINY, [*clone, f"init_policy={tmp_path / 'start' / 'policy.pt'}"])
+    with pytest.raises(ConfigError, match=r"pretrain\.from_init=true needs init_policy"):
+        load_config(TINY, [*clone, "pretrain.from_init=true"])
+
+
 def test_cloning_data_that_does_not_fit_the_run_is_refused(rules_file, tmp_path):
     # refused when the trainer is built, before anything is trained or written
     with pytest.raises(ConfigError, match=r"built with agent='rules', this run has agent='rules-medium'"):

@@ -239,6 +239,11 @@ class PretrainConfig:
     """Weight of the critic's regression onto the baseline's deal rewards."""
     critic_warmup_updates: int = 0
     """First PPO updates after cloning that train only the critic (the cloned policy is kept)."""
+    from_init: bool = False
+    """Clone on top of ``init_policy``'s weights instead of a fresh network: distils the imitated
+    play (a search agent's, say) into a trained policy. Without it ``init_policy`` and cloning
+    together are refused, so that a config's warm start never silently overwrites the file's
+    weights."""
 
     @property
     def enabled(self) -> bool:
@@ -310,7 +315,8 @@ class TrainConfig:
     init_policy: str = ""
     """Start from the weights of this policy file (``policy.pt``, ``policy_<update>.pt``, a
     checkpoint, or ``ppo`` for the shipped policy of ``preset``) instead of a fresh network:
-    fine-tuning. Its network settings must match ``network``; excludes ``pretrain.agent``.
+    fine-tuning. Its network settings must match ``network``; excludes cloning
+    (``pretrain.agent``, ``pretrain.data``) unless ``pretrain.from_init``.
     Empty: a fresh network."""
     network: NetworkConfig = field(default_factory=NetworkConfig)
     """Policy/value network."""
@@ -342,11 +348,15 @@ class TrainConfig:
         check_literal(self, "device")
         if self.checkpoint_every < 1:
             raise ConfigError(f"checkpoint_every must be >= 1, got {self.checkpoint_every}")
-        if self.init_policy and self.pretrain.enabled:
+        if self.init_policy and self.pretrain.enabled and not self.pretrain.from_init:
             which = "pretrain.agent" if self.pretrain.agent else "pretrain.data"
             raise ConfigError(f"init_policy ({self.init_policy!r}) and {which} "
                               f"({self.pretrain.agent or self.pretrain.data!r}) both set the starting weights; set one "
-                              f"of them (--set {which}= clears it)")
+                              f"of them (--set {which}= clears it), or set pretrain.from_init=true to clone on top "
+                              f"of init_policy's weights")
+        if self.pretrain.from_init and not (self.init_policy and self.pretrain.enabled):
+            raise ConfigError("pretrain.from_init=true needs init_policy (the weights to start from) and "
+                              "pretrain.agent or pretrain.data (the play to clone)")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""
