@@ -8,7 +8,7 @@ checkpoint. This script evaluates the last ``--last`` of them (and ``policy.pt``
 ``--vs`` on the first ``--boards`` boards of the preset's ``dev`` suite (checkpoint selection
 uses ``dev``; reported numbers use ``test``, docs/evaluation.md), prints a table sorted by the
 mean board score, copies the best to ``<run>/policy_selected.pt`` (what a next stage's
-``init_policy`` reads, configs/ppo_<preset>_mixed.yaml), and with ``--ship`` also copies the
+``init_policy`` reads, as in configs/ppo_bazar_mixed.yaml), and with ``--ship`` also copies the
 best to ``agents/data/ppo_<preset>.pt``
 (what the agent name ``ppo`` loads for that preset).
 

@@ -144,8 +144,12 @@ def test_from_init_clones_on_top_of_the_init_policys_weights(rules_file, tmp_pat
     assert any(not torch.equal(distilled[k], fresh.policy.state_dict()[k]) for k in actor)  # the start mattered
     with pytest.raises(ConfigError, match=r"both set the starting weights.* or set pretrain\.from_init=true"):
         load_config(TINY, [*clone, f"init_policy={tmp_path / 'start' / 'policy.pt'}"])
-    with pytest.raises(ConfigError, match=r"pretrain\.from_init=true needs init_policy"):
+    with pytest.raises(ConfigError, match=r"pretrain\.from_init=true needs init_policy \(the weights to start "
+                                          r"from\); it is empty"):
         load_config(TINY, [*clone, "pretrain.from_init=true"])
+    with pytest.raises(ConfigError, match=r"needs pretrain\.agent or pretrain\.data \(the play to clone\)"):
+        load_config(TINY, [f"init_policy={tmp_path / 'start' / 'policy.pt'}", "pretrain.agent=",
+                           "pretrain.from_init=true"])
 
 
 def test_cloning_data_that_does_not_fit_the_run_is_refused(rules_file, tmp_path):

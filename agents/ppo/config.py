@@ -243,7 +243,7 @@ class PretrainConfig:
     """Clone on top of ``init_policy``'s weights instead of a fresh network: distils the imitated
     play (a search agent's, say) into a trained policy. Without it ``init_policy`` and cloning
     together are refused, so that a config's warm start never silently overwrites the file's
-    weights."""
+    weights; with it, a missing ``init_policy`` or cloning source raises ConfigError."""
 
     @property
     def enabled(self) -> bool:
@@ -355,8 +355,11 @@ class TrainConfig:
                               f"of them (--set {which}= clears it), or set pretrain.from_init=true to clone on top "
                               f"of init_policy's weights")
         if self.pretrain.from_init and not (self.init_policy and self.pretrain.enabled):
-            raise ConfigError("pretrain.from_init=true needs init_policy (the weights to start from) and "
-                              "pretrain.agent or pretrain.data (the play to clone)")
+            missing = [what for what, unset in (("init_policy (the weights to start from)", not self.init_policy),
+                                                ("pretrain.agent or pretrain.data (the play to clone)",
+                                                 not self.pretrain.enabled)) if unset]
+            raise ConfigError(f"pretrain.from_init=true needs {' and '.join(missing)}; "
+                              f"{'it is' if len(missing) == 1 else 'both are'} empty")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""
