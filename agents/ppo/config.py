@@ -354,12 +354,11 @@ class TrainConfig:
                               f"({self.pretrain.agent or self.pretrain.data!r}) both set the starting weights; set one "
                               f"of them (--set {which}= clears it), or set pretrain.from_init=true to clone on top "
                               f"of init_policy's weights")
-        if self.pretrain.from_init and not (self.init_policy and self.pretrain.enabled):
-            missing = [what for what, unset in (("init_policy (the weights to start from)", not self.init_policy),
-                                                ("pretrain.agent or pretrain.data (the play to clone)",
-                                                 not self.pretrain.enabled)) if unset]
-            raise ConfigError(f"pretrain.from_init=true needs {' and '.join(missing)}; "
-                              f"{'it is' if len(missing) == 1 else 'both are'} empty")
+        if self.pretrain.from_init and not self.init_policy:
+            raise ConfigError("pretrain.from_init=true needs init_policy (the weights to start from); it is empty")
+        if self.pretrain.from_init and not self.pretrain.enabled:
+            raise ConfigError("pretrain.from_init=true needs pretrain.agent or pretrain.data (the play to clone); "
+                              "both are empty")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""
