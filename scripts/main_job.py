@@ -67,6 +67,7 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
         "(about a minute on a fresh clone, cached afterwards)")
     trainer = build_trainer(cfg, run_dir)
     budget = args.train_minutes * 60
+    unit = score_unit(cfg.preset)
     say(f"behaviour-cloning warm start: the rules agent plays {cfg.pretrain.deals:,} deals, the network imitates it")
     t0 = time.perf_counter()
     trainer.pretrain()
@@ -77,7 +78,7 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
 
     def show(row: dict) -> None:
         bar.n = min(round(time.perf_counter() - t0), round(budget))
-        bar.set_postfix({"steps": f"{int(row['global_step']):,}", "vs rules": _fmt_eval(row)}, refresh=True)
+        bar.set_postfix({"steps": f"{int(row['global_step']):,}", "vs rules": _fmt_eval(row, unit)}, refresh=True)
 
     left = budget - (time.perf_counter() - t0)
     if left <= 0:
@@ -104,11 +105,18 @@ def say(msg: str) -> None:
     print(f"[main job] {msg}", flush=True)
 
 
-def _fmt_eval(row: dict) -> str:
+def score_unit(preset: str) -> str:
+    """The unit of a preset's scores: ``raw`` (card points, belote: rules.md 6) or ``tp`` (table points)."""
+    from blot_env.rules_config import make_rules
+
+    return "raw" if make_rules(preset).scoring == "belote" else "tp"
+
+
+def _fmt_eval(row: dict, unit: str) -> str:
     m = row.get("eval_rules_mean")
     if m is None or m != m:
         return "-"
-    return f"{m:+.1f} [{row['eval_rules_lo']:+.1f}, {row['eval_rules_hi']:+.1f}] tp (dev)"
+    return f"{m:+.1f} [{row['eval_rules_lo']:+.1f}, {row['eval_rules_hi']:+.1f}] {unit} (dev)"
 
 
 #: the evaluation rows: (candidate, opponents)
@@ -132,16 +140,26 @@ def evaluate(policy: Path, args: argparse.Namespace, preset: str = "bazar") -> l
     return rows
 
 
-LEGEND = """\
-mean/deal: the candidate side's score minus the opponent side's, per deal, in table points (tp),
+def legend(preset: str) -> str:
+    """The table's legend: the preset's score unit (rules.md 6 scores belote in raw card points) and match target."""
+    from blot_env.rules_config import make_rules
+
+    rules = make_rules(preset)
+    if score_unit(preset) == "tp":
+        unit = """in table points (tp),
   the unit of the Bazar Blot score sheet (a made contract of 16 scores 16 tp; the card points of a
-  deal, 162 raw, are worth about 16 tp), averaged over the two tables of each duplicate board.
+  deal, 162 raw, are worth about 16 tp),"""
+    else:
+        unit = """in raw card points (raw),
+  the unit belote is scored in (162 card points a deal plus declarations, rules.md 6),"""
+    return f"""mean/deal: the candidate side's score minus the opponent side's, per deal, {unit}
+  averaged over the two tables of each duplicate board.
 95% CI: Student t interval over boards. board win: share of boards the candidate won, ties one half
   (so a positive mean can go with a win rate under 0.5: fewer boards won, by more).
-match win: duplicate matches to 151 won. s/dec: seconds per decision."""
+match win: duplicate matches to {rules.target} won. s/dec: seconds per decision."""
 
 
-def plot_curve(metrics: Path, out: Path) -> None:
+def plot_curve(metrics: Path, out: Path, unit: str = "tp") -> None:
     """Learning curve from a run's metrics.csv: one panel per baseline (training-deal score
     difference, raw and smoothed, plus the duplicate evaluations with their 95% CI)."""
     import matplotlib
@@ -176,7 +194,7 @@ def plot_curve(metrics: Path, out: Path) -> None:
                 ax.errorbar(x[ok], m[ok], yerr=[m[ok] - lo[ok], hi[ok] - m[ok]], fmt="o-", color="tab:green",
                             capsize=3, label=f"duplicate boards vs {name} (dev suite, 95% CI)")
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_ylabel("tp per deal")
+        ax.set_ylabel(f"{unit} per deal")
         ax.set_title(f"learner side minus {name}")
         ax.legend(fontsize=8)
     axes[-1, 0].set_xlabel("learner steps")
@@ -186,7 +204,8 @@ def plot_curve(metrics: Path, out: Path) -> None:
 
 
 def markdown(rows: list[dict], info: dict) -> str:
-    lines = ["| agent | opponent | boards | mean/deal (tp) | 95% CI | board win rate | 95% CI |",
+    lines = [f"| agent | opponent | boards | mean/deal ({score_unit(info['preset'])}) | 95% CI | board win rate "
+             "| 95% CI |",
              "|---|---|---|---|---|---|---|"]
     for r in rows:
         lo, hi = r["ci95"]
@@ -212,17 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"[main job] trained: {info['learner_steps']} learner steps, {info['deals']} deals in "
           f"{info['wall_seconds']:.0f} s (collection {info['collect_sps']:.0f}, update {info['update_sps']:.0f} "
           f"learner steps/s)", flush=True)
-    plot_curve(policy.parent / "metrics.csv", args.out / "learning_curve.png")
+    plot_curve(policy.parent / "metrics.csv", args.out / "learning_curve.png", score_unit(info["preset"]))
     say(f"evaluating on {args.boards} duplicate boards of the {args.split} suite (rules-medium takes longest)")
     rows = evaluate(policy, args, info["preset"])
     from agents.arena_cli import format_table
 
     print(format_table({"preset": info["preset"], "split": args.split, "mixed": False, "rows": rows}))
-    print(LEGEND)
+    text = legend(info["preset"])
+    print(text)
     total = time.perf_counter() - t0
     report = {"training": info, "evaluation": rows, "total_seconds": total}
     (args.out / "report.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
-    (args.out / "report.md").write_text(markdown(rows, info) + f"\n\n{LEGEND}\n\nTotal wall time {total:.0f} s.\n",
+    (args.out / "report.md").write_text(markdown(rows, info) + f"\n\n{text}\n\nTotal wall time {total:.0f} s.\n",
                                         encoding="utf-8")
     print(f"[main job] done in {total:.0f} s; learning curve {args.out / 'learning_curve.png'}, "
           f"report {args.out / 'report.md'}", flush=True)

@@ -414,6 +414,20 @@ def test_resume_keeps_the_overlap_setting(tmp_path, first):
         build_trainer(other, tmp_path, resume=True)
 
 
+def test_resume_refuses_a_changed_start_setting(tmp_path):
+    """init_policy and pretrain act only when a run begins: a resume that changes one is refused
+    with the setting named, instead of ignoring it; critic_warmup_updates still acts after the
+    start, so it may change."""
+    cfg = apply_overrides(load_config(TINY), ["total_steps=100000"])
+    build_trainer(cfg, tmp_path).train(max_updates=1)
+    for override, key in (("init_policy=ppo", "init_policy"), ("pretrain.agent=rules", "pretrain.agent"),
+                          ("pretrain.deals=7", "pretrain.deals")):
+        with pytest.raises(ConfigError, match=rf"{key} was .* when this run began.*--resume without --config"):
+            build_trainer(apply_overrides(cfg, [override]), tmp_path, resume=True)
+    resumed = build_trainer(apply_overrides(cfg, ["pretrain.critic_warmup_updates=3"]), tmp_path, resume=True)
+    assert resumed.update_no == 1
+
+
 @pytest.mark.parametrize("override, needle", [
     ("network.hidden=[a, b]", "network.hidden must be a list of integer widths, got ['a', 'b']"),
     ("network.hidden=[1.5]", "network.hidden must be a list of integer widths, got [1.5]"),  # int() made it 1

@@ -515,7 +515,9 @@ class PPOTrainer:
         """Restore a checkpoint written by :meth:`save_checkpoint`.
 
         Raises:
-            ConfigError: wrong format, or a preset / observation / network that differs from this run's.
+            ConfigError: wrong format, or a preset / observation / network that differs from this run's,
+                or an ``init_policy`` or ``pretrain`` setting (``critic_warmup_updates`` aside) changed
+                since the run began (they act only at its start).
         """
         ck = torch.load(path, map_location="cpu", weights_only=True)  # generator states must stay CPU tensors
         if ck.get("format") != CHECKPOINT_FORMAT:
@@ -525,6 +527,16 @@ class PPOTrainer:
             if getattr(old, key) != getattr(self.cfg, key):
                 raise ConfigError(f"{path}: checkpoint {key}={getattr(old, key)!r} differs from the run's "
                                   f"{getattr(self.cfg, key)!r}")
+        # settings that act only when a run begins: a resume would ignore a change without a word
+        at_start = {"init_policy": (old.init_policy, self.cfg.init_policy)}
+        at_start |= {f"pretrain.{k}": (v, getattr(self.cfg.pretrain, k)) for k, v in vars(old.pretrain).items()
+                     if k != "critic_warmup_updates"}
+        for key, (was, now) in at_start.items():
+            if was != now:
+                raise ConfigError(f"{path}: {key} was {was!r} when this run began and is {now!r} now; it acts "
+                                  f"only at a run's start, so the resumed run would ignore it. Resume with the "
+                                  f"checkpoint's value (--resume without --config uses it) or start a new run "
+                                  f"in another --out")
         self.policy.load_state_dict(ck["policy"])
         self.optimizer.load_state_dict(ck["optimizer"])  # moves the Adam state to the parameters' device
         self.rng.bit_generator.state = ck["rng"]["numpy"]
