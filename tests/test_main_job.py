@@ -1,4 +1,4 @@
-"""scripts/main_job.py: the table, its legend and the learning curve name the preset's score unit."""
+"""scripts/main_job.py: the table and its legend name the preset's score unit and match target."""
 
 from __future__ import annotations
 

@@ -422,7 +422,8 @@ def test_resume_refuses_a_changed_start_setting(tmp_path):
     build_trainer(cfg, tmp_path).train(max_updates=1)
     for override, key in (("init_policy=ppo", "init_policy"), ("pretrain.agent=rules", "pretrain.agent"),
                           ("pretrain.deals=7", "pretrain.deals")):
-        with pytest.raises(ConfigError, match=rf"{key} was .* when this run began.*--resume without --config"):
+        with pytest.raises(ConfigError, match=rf"{key} is .* in the checkpoint and .* now; it acts only at a "
+                                              r"run's start.*--resume without --config"):
             build_trainer(apply_overrides(cfg, [override]), tmp_path, resume=True)
     resumed = build_trainer(apply_overrides(cfg, ["pretrain.critic_warmup_updates=3"]), tmp_path, resume=True)
     assert resumed.update_no == 1

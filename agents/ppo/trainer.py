@@ -105,8 +105,9 @@ class PPOTrainer:
         cfg: the run's configuration.
         out_dir: where checkpoints, ``metrics.csv``, TensorBoard events and ``policy.pt`` go
             (None: nothing is written).
-        resume: continue from ``out_dir/checkpoint.pt`` (ConfigError if it is missing or was
-            written for a different preset, observation kind or network).
+        resume: continue from ``out_dir/checkpoint.pt`` (ConfigError if it is missing, was
+            written for a different preset, observation kind or network, or holds another
+            ``init_policy`` or ``pretrain`` setting, ``critic_warmup_updates`` aside).
         agent_factory: builds the pool's baseline agents and the cloning teacher
             (``agents.registry.make_agent``); needed when the config names any.
         evaluator: the periodic evaluation (``eval.every > 0``); needed when it is on.
@@ -533,7 +534,7 @@ class PPOTrainer:
                      if k != "critic_warmup_updates"}
         for key, (was, now) in at_start.items():
             if was != now:
-                raise ConfigError(f"{path}: {key} was {was!r} when this run began and is {now!r} now; it acts "
+                raise ConfigError(f"{path}: {key} is {was!r} in the checkpoint and {now!r} now; it acts "
                                   f"only at a run's start, so the resumed run would ignore it. Resume with the "
                                   f"checkpoint's value (--resume without --config uses it) or start a new run "
                                   f"in another --out")
