@@ -112,11 +112,17 @@ def score_deal(state: State) -> DealResult:
     return DealResult(c, made, tricks, points, comb, score)
 
 
+def score_unit(cfg: RulesConfig) -> str:
+    """The unit of ``cfg``'s deal scores: ``"raw"`` (card points; belote scoring, rules.md 6)
+    or ``"tp"`` (table points; the Armenian and open families, rules.md 2.5, 3-5)."""
+    return "raw" if cfg.scoring == "belote" else "tp"
+
+
 def combination_tally(state: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Per seat: its counted combinations and its blot, in score-sheet units (tp; raw in
     belote), for a play-phase or finished state whose declarations are final
     (``declarations.counted_sets`` and ``blots``; rules.md 1.4 item 4, 2.4.2)."""
-    raw = state.cfg.scoring == "belote"
+    raw = score_unit(state.cfg) == "raw"
     combos = tuple(set_value(x) if raw else set_value(x) // 10 for x in counted_sets(state))
     blot = BLOT_RAW if raw else BLOT_TP
     return combos, tuple(blot if b else 0 for b in blots(state))

@@ -108,8 +108,9 @@ def say(msg: str) -> None:
 def score_unit(preset: str) -> str:
     """The unit of a preset's scores: ``raw`` (card points, belote: rules.md 6) or ``tp`` (table points)."""
     from blot_env.rules_config import make_rules
+    from blot_env.scoring import score_unit as unit_of
 
-    return "raw" if make_rules(preset).scoring == "belote" else "tp"
+    return unit_of(make_rules(preset))
 
 
 def _fmt_eval(row: dict, unit: str) -> str:

@@ -64,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     from agents.ppo.agent import read_policy_file, resolve_policy_path, shipped_path
     from blot_env.errors import ConfigError
     from blot_env.rules_config import make_rules
+    from blot_env.scoring import score_unit
 
     kept = candidates(args.run, args.last)
     if not kept and not args.also:
@@ -82,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
                  + ", ".join(f"{f} is {p!r}" for f, p in other.items()))
     rules = make_rules(preset)
     players = rules.num_players
-    unit = "raw points/deal" if rules.scoring == "belote" else "tp/deal"  # rules.md 6 scores raw points
+    unit = "raw points/deal" if score_unit(rules) == "raw" else "tp/deal"
     if args.mixed and players != 4:
         ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has {players} players")
     rows = []

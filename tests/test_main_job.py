@@ -23,3 +23,13 @@ def test_legend_and_table_use_the_presets_unit_and_target(preset, unit, words, t
     table = job.markdown([ROW], {"preset": preset, **INFO})
     assert table.splitlines()[0].startswith(f"| agent | opponent | boards | mean/deal ({unit}) |")
     assert "| ppo (this run) | rules | 2 | +1.50 | [-1.00, +4.00] | 0.500 |" in table
+
+
+@pytest.mark.parametrize("preset", ["bazar", "bazar-app", "duel", "duel-app", "open", "belote"])
+def test_score_unit_follows_the_presets_scoring_family(preset):
+    from blot_env.rules_config import make_rules
+    from blot_env.scoring import score_unit
+
+    expected = "raw" if preset == "belote" else "tp"  # rules.md 6: only belote scores raw card points
+    assert score_unit(make_rules(preset)) == expected
+    assert load_script("main_job").score_unit(preset) == expected
