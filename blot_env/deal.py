@@ -92,7 +92,7 @@ class ReferenceDeal:
 
     Args:
         cfg: the rules.
-        obs_kind: ``"observation"`` or ``"information_state"``.
+        obs_kind: ``"observation"``, ``"information_state"`` or ``"observation_voids"``.
         match: observations carry the match pieces (:meth:`set_match`).
 
     Raises:

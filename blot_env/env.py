@@ -97,7 +97,7 @@ class raw_env(AECEnv):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the table as text),
             ``"rgb_array"`` (``uint8[H, W, 3]``, :mod:`blot_env.render_image`; needs Pillow, the
             ``render`` extra) or ``"human"`` (that picture in a window, else the text on stdout).
-        observation_kind: ``"observation"`` or ``"information_state"`` (see
+        observation_kind: ``"observation"``, ``"information_state"`` or ``"observation_voids"`` (see
             :mod:`blot_env.observation`).
         reward_scale: multiplies score-sheet rewards (deal mode, and per-deal rewards).
         deal_rewards: match mode only: also reward every deal (score difference x scale).

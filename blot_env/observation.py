@@ -18,6 +18,12 @@ Two kinds (OpenSpiel's observation / information-state distinction):
     player) and the complete auction (which relative seat made each non-pass call, and how many
     times each passed; in the bidding auctions values rise strictly and the turn order is fixed,
     so this determines the call sequence).
+``"observation_voids"``
+    The ``"observation"`` pieces plus ``voids``: per relative seat, the suits it has shown it
+    does not hold, read from the public play by the duties of rules.md 1.3 (a seat that did not
+    follow the led suit holds none of it; one that neither followed nor ruffed when a trump
+    was due holds no trump). It adds no hidden information, only what the play order told
+    every seat; the ``"observation"`` kind keeps the played cards per seat but not the order.
 
 The layout is a list of :class:`Piece` values (name, offset, size, description); the
 documentation table (:func:`observation_layout_markdown`) is generated from the same list,
@@ -37,12 +43,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import AUCTION_BLOCKS, layout_for
+from .cards import NT, strength
 from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
 from .rules_config import RulesConfig
 from .state import State
 from .view import SeatView
 
-KINDS = ("observation", "information_state")
+KINDS = ("observation", "information_state", "observation_voids")
 
 #: auction blocks, in the order of the call-kind one-hot
 _CALL_BLOCKS = AUCTION_BLOCKS
@@ -72,7 +79,7 @@ class ObservationEncoder:
 
     Args:
         cfg: the rules config (its behaviour knobs decide which pieces exist).
-        kind: ``"observation"`` or ``"information_state"``.
+        kind: ``"observation"``, ``"information_state"`` or ``"observation_voids"``.
         match: add the match pieces (match totals and what is left to the target); then pass
             ``match=`` to :meth:`encode` in match play.
 
@@ -187,6 +194,10 @@ class ObservationEncoder:
         self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks",
                             unit=1.0 / cfg.num_tricks)
         self.o_points = add("points", (2,), "raw card points won per relative side / 162", unit=1.0 / RAW_TOTAL)
+        if kind == "observation_voids":
+            self.o_voids = add("voids", (n, 4), "1 where relative seat r has shown it holds no card of suit "
+                               "C D H S: it did not follow that suit when led, or (trump) neither followed nor "
+                               "ruffed when rules.md 1.3 made it ruff; open: over its playable cards then")
         # ---- declarations
         if decl:
             self.o_announced = add("announced", (n, 6), "announcement of relative seat r: not yet, none, terz, "
@@ -227,6 +238,7 @@ class ObservationEncoder:
         integral)."""
         self._rel = tuple(tuple((s - me) % n for s in range(n)) for me in range(n))
         self._plus_info = info
+        self._voids = kind == "observation_voids"
 
     # ------------------------------------------------------------------ encode
     def encode(self, view: SeatView, match: Sequence[int] | None = None) -> np.ndarray:
@@ -336,6 +348,9 @@ class ObservationEncoder:
         obs[self.o_tricks + 1] = tw[1] / cfg.num_tricks
         obs[self.o_points] = pw[0] / RAW_TOTAL
         obs[self.o_points + 1] = pw[1] / RAW_TOTAL
+        if self._voids:
+            for s, suit in shown_voids(cfg, view.plays, view.contract_strain):
+                one.append(self.o_voids + rel[s] * 4 + suit)
         # declarations
         if decl:
             for s in range(n):
@@ -446,6 +461,42 @@ class ObservationEncoder:
         return {p.name: np.asarray(obs[p.offset:p.offset + p.size]).reshape(p.shape) for p in self.pieces}
 
 
+def shown_voids(cfg: RulesConfig, plays: Sequence[tuple[int, int]], strain: int) -> set[tuple[int, int]]:
+    """The ``(seat, suit)`` pairs the public play shows void (rules.md 1.3), absolute seats.
+
+    ``plays``: ``(seat, card)`` in play order, each trick ``cfg.num_players`` consecutive plays;
+    ``strain``: the contract's strain (0..3, or ``NT`` = 4). A seat that plays another suit to a
+    trick led in suit L holds no L. In a trump contract, a seat that plays neither L nor a trump
+    holds no trump when 1.3 made it ruff: its partner (4 players, knob ``partner_exemption``)
+    was not winning the trick, and either no trump was in the trick yet or ``undertrump`` is
+    ``"forced"`` (with a free undertrump the discard shows only that no trump could over-ruff,
+    which this does not record). In ``open`` the duties bind the playable cards, so a void is
+    of those at that time.
+    """
+    n = cfg.num_players
+    exempt_ok = cfg.partner_exemption and n == 4
+    forced = cfg.undertrump == "forced"
+    out: set[tuple[int, int]] = set()
+    led = best = best_seat = 0
+    trumped = False
+    for k, (seat, card) in enumerate(plays):
+        suit = card >> 3
+        if k % n == 0:
+            led, best, best_seat = suit, strength(card, suit, strain), seat
+            trumped = strain != NT and suit == strain
+            continue
+        if suit != led:
+            out.add((seat, led))
+            partner_wins = exempt_ok and (best_seat - seat) % n == 2
+            if strain != NT and suit != strain and (forced or not trumped) and not partner_wins:
+                out.add((seat, strain))
+        st = strength(card, led, strain)
+        if st > best:
+            best, best_seat = st, seat
+        trumped = trumped or (strain != NT and suit == strain)
+    return out
+
+
 def privileged_size(num_players: int) -> int:
     """P, the length of :func:`privileged_features`: 32 cards per seat, then the stock."""
     return 32 * num_players + 32
@@ -484,4 +535,4 @@ def observation_layout_markdown(cfg: RulesConfig, kind: str = "observation", mat
 
 
 __all__ = ["CONTRACT_KINDS", "KINDS", "ObservationEncoder", "Piece", "observation_layout_markdown",
-           "privileged_features", "privileged_size"]
+           "privileged_features", "privileged_size", "shown_voids"]

@@ -28,17 +28,22 @@ def render_generated() -> str:
     """The generated Markdown section (between the markers)."""
     out = ["## Generated reference", "",
            "### Env ids and sizes", "",
-           "| preset | PettingZoo id | Gymnasium id | agents | A (actions) | D observation | D information_state |",
-           "|---|---|---|---|---|---|---|"]
+           "| preset | PettingZoo id | Gymnasium id | agents | A (actions) | D observation | D information_state "
+           "| D observation_voids |",
+           "|---|---|---|---|---|---|---|---|"]
     for p in PRESETS:
         cfg = make_rules(p)
         lay = layout_for(cfg)
         d_obs = ObservationEncoder(cfg, "observation").size
         d_inf = ObservationEncoder(cfg, "information_state").size
+        voids = ObservationEncoder(cfg, "observation_voids")
         out.append(f"| `{p}` | `blot/{env_id(p)}` | `{gym_id(p)}` | {cfg.num_players} | {lay.num_actions} "
-                   f"| {d_obs} | {d_inf} |")
-    out += ["", "In `episode=\"match\"` both kinds end with the two match pieces (`match_score`, "
-            "`match_to_go`): D + 4.", ""]
+                   f"| {d_obs} | {d_inf} | {voids.size} |")
+    piece = voids.piece("voids")
+    out += ["", "In `episode=\"match\"` every kind ends with the two match pieces (`match_score`, "
+            "`match_to_go`): D + 4. `observation_voids` is the `observation` layout with one more piece, "
+            f"`voids` (n x 4), right after `points` (so every later piece moves by 4n): {piece.description}.",
+            ""]
     for p in PRESETS:
         cfg = make_rules(p)
         lay = layout_for(cfg)

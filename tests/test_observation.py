@@ -147,3 +147,63 @@ def test_docs_are_current():
     spec.loader.exec_module(mod)
     text = (ROOT / "docs" / "env.md").read_text(encoding="utf-8")
     assert mod.updated_doc(text) == text, "docs/env.md is stale: run python scripts/gen_env_docs.py"
+
+
+VOID_RULES = [(p, {}) for p in PRESETS] + [("bazar", {"undertrump": "forced"}),
+                                           ("bazar", {"partner_exemption": False})]
+
+
+@pytest.mark.parametrize(("preset", "knobs"), VOID_RULES, ids=[f"{p}{k or ''}" for p, k in VOID_RULES])
+def test_voids_are_the_suits_the_duties_of_1_3_reveal(preset, knobs):
+    """``voids`` (observation_voids) holds exactly the (seat, suit) pairs where one card of that
+    suit, added to the seat's hand, would have made its played card illegal (``legal_cards``,
+    rules.md 1.3), and the seat never holds a suit it has shown void (presets whose hands only
+    shrink in play; ``open`` turns hidden cards up)."""
+    from blot_env.cards import NT, SUIT_MASKS
+    from blot_env.play import legal_cards
+
+    cfg = make_rules(preset, **knobs)
+    n = cfg.num_players
+    enc = ObservationEncoder(cfg, "observation_voids")
+    seen = 0
+    for state, view in _random_views(cfg, deals=12, seed=11):
+        expected = set()
+        plays = state.plays
+        strain = state.contract.strain if state.contract is not None else NT
+        for k, (seat, card) in enumerate(plays):
+            start = k - k % n
+            trick = tuple(c for _, c in plays[start:k])
+            seats = tuple(s for s, _ in plays[start:k])
+            for suit in range(4):
+                extra = suit * 8  # the suit's lowest card: it can never over-ruff
+                if suit == card >> 3:
+                    continue
+                hand = (1 << card) | (1 << extra)
+                if not legal_cards(hand, trick, seats, strain, seat, cfg.partner_exemption,
+                                   cfg.undertrump) >> card & 1:
+                    expected.add((seat, suit))
+        got = enc.split(enc.encode(view))["voids"]
+        assert {((view.seat + r) % n, int(s)) for r, s in zip(*np.nonzero(got))} == expected
+        if cfg.auction != "open":
+            for seat, suit in expected:
+                assert not state.hands[seat] & SUIT_MASKS[suit], (seat, suit)
+        seen += len(expected)
+    assert seen > 0  # random play shows voids
+
+
+def test_voids_batched_twin_under_rule_knobs():
+    """The compiled encoder writes the same ``voids`` under the knobs that change the duties."""
+    from blot_env.batched import _obs
+    from blot_env.batched._layout import knobs
+    from blot_env.batched.convert import from_state
+
+    for over in ({"undertrump": "forced"}, {"partner_exemption": False}, {}):
+        cfg = make_rules("bazar", **over)
+        enc = ObservationEncoder(cfg, "observation_voids")
+        tabs = _obs.obs_tables(cfg, "observation_voids")
+        K = knobs(cfg)
+        for state, view in _random_views(cfg, deals=3, seed=5):
+            S = from_state(state)[None, :]
+            out = np.zeros((1, enc.size), dtype=np.float32)
+            _obs.encode_batch(S, np.array([view.seat], dtype=np.int64), K, *tabs, out)
+            assert np.array_equal(out[0], enc.encode(view)), (over, view.seat)

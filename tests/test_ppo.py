@@ -435,7 +435,7 @@ def test_resume_refuses_a_changed_start_setting(tmp_path):
     ("network.hidden=[true]", "network.hidden must be a list of integer widths, got [True]"),
     ("network.critic_hidden=[x]", "network.critic_hidden must be a list of integer widths, got ['x']"),
     ("pool.baseline_probs=[a, 1]", "pool.baseline_probs must be a list of numbers, got ['a', 1]"),
-    ("obs_kind=obs", "obs_kind must be one of ['observation', 'information_state'], got 'obs'"),
+    ("obs_kind=obs", "obs_kind must be one of ['observation', 'information_state', 'observation_voids'], got 'obs'"),
     ("seed=-1", "seed must be >= 0"),
 ])
 def test_blot_train_names_a_bad_value_before_training(tmp_path, capsys, override, needle):

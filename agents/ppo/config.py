@@ -291,7 +291,7 @@ class TrainConfig:
     preset: str = "bazar"
     """Rules preset (blot_env.rules_config.PRESETS)."""
     obs_kind: str = "observation"
-    """Observation encoder kind: "observation" or "information_state" (blot_env.observation)."""
+    """Observation encoder kind: "observation", "information_state" or "observation_voids" (blot_env.observation)."""
     total_steps: int = 1_000_000
     """Learner agent steps to train for; the learning rate anneals over them. 0 (only with
     ``pretrain.agent`` or ``pretrain.data``): clone, then export the cloned policy."""

@@ -4,7 +4,7 @@
 tuple of numpy arrays, and ``encode_row`` / ``encode_batch`` write, from the int64 rows of
 ``_layout``, the ``float32[D]`` vector that ``ObservationEncoder(cfg, kind).encode(
 seat_view(state, seat))`` gives, bit for bit, for both kinds ("observation",
-"information_state"). The seat-view rules (what a seat may see, rules.md 2.4.2, 2.8, 3, 5)
+"information_state", "observation_voids"). The seat-view rules (what a seat may see, rules.md 2.4.2, 2.8, 3, 5)
 are folded in here: own hand (Open Blot: own playable face-up cards), public plays and
 calls, the public declaration information, the duel's turned card, Open Blot's face-up
 cards and hidden counts.
@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import EVENT_CONCEDE
+from ..cards import NT
+from ..codes import EVENT_CONCEDE, UNDERTRUMP_FREE
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
+from ._combos import strength
 from ._core import current_seat
 from ._jit import jit, jit_inline
 from ._layout import (
@@ -46,6 +48,8 @@ from ._layout import (
     HIGH_CALL,
     HIGH_SEAT,
     K_N,
+    K_PARTNER_EX,
+    K_UNDERTRUMP,
     LAST_CALL,
     LEADER,
     NCALLS,
@@ -77,8 +81,8 @@ from ._layout import (
  O_AUCTION, O_PASSES, T_GRID_W, O_LAST_CALL, T_CALL_W, O_HIGH, O_HIGH_SEAT, O_DOUBLE,
  O_C_STRAIN, O_C_VALUE, O_C_KIND, O_C_SEAT, O_SEQ, O_LEADER, O_TRICK_NO, O_TRICKS, O_POINTS,
  O_ANNOUNCED, O_CLAIM_CLS, O_SHOW_VALUE, T_N_EVENTS, O_EVENTS, O_CONCEDED, O_DECIDED, O_DECL_LEADER,
- O_HIDDEN, O_PHASE, O_TO_ACT, O_STEP, O_DEALER, T_HIGH_SIZE, T_QUANT) = range(49)
-NTI = 49
+ O_HIDDEN, O_PHASE, O_TO_ACT, O_STEP, O_DEALER, T_HIGH_SIZE, T_QUANT, O_VOIDS) = range(50)
+NTI = 50
 
 _PIECE_OFF = {
     "hand": O_HAND, "played": O_PLAYED, "trick": O_TRICK, "shown": O_SHOWN, "own_claim_cards": O_OWN_CLAIM,
@@ -90,7 +94,7 @@ _PIECE_OFF = {
     "announced": O_ANNOUNCED, "own_claim_class": O_CLAIM_CLS, "own_show_value": O_SHOW_VALUE,
     "height_events": O_EVENTS, "conceded": O_CONCEDED, "decided": O_DECIDED, "decl_leader": O_DECL_LEADER,
     "hidden_counts": O_HIDDEN, "phase": O_PHASE, "to_act": O_TO_ACT, "pending_step": O_STEP,
-    "dealer": O_DEALER,
+    "dealer": O_DEALER, "voids": O_VOIDS,
 }
 
 MAXF = 3
@@ -382,6 +386,39 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     o = ti[O_POINTS]
     out[o] = _q(pw0, 162.0, quant)
     out[o + 1] = _q(pw1, 162.0, quant)
+    # ---- shown voids (the observation_voids kind; observation.shown_voids, rules.md 1.3)
+    o_v = ti[O_VOIDS]
+    if o_v >= 0:
+        strain = S[b, C_STRAIN]
+        trump_game = strain != NT
+        exempt_ok = K[K_PARTNER_EX] != 0
+        forced = K[K_UNDERTRUMP] != UNDERTRUMP_FREE
+        led = 0
+        best = 0
+        best_seat = 0
+        trumped = False
+        for k in range(np_):
+            c = S[b, PLAY_CARD + k]
+            s = S[b, PLAY_SEAT + k]
+            suit = c >> 3
+            if k % n == 0:
+                led = suit
+                best = strength(c, suit, strain)
+                best_seat = s
+                trumped = trump_game and suit == strain
+                continue
+            if suit != led:
+                r = (s - seat) & nm
+                out[o_v + r * 4 + led] = 1.0
+                partner_wins = exempt_ok and ((best_seat - s) & nm) == 2
+                if trump_game and suit != strain and (forced or not trumped) and not partner_wins:
+                    out[o_v + r * 4 + strain] = 1.0
+            st = strength(c, led, strain)
+            if st > best:
+                best = st
+                best_seat = s
+            if trump_game and suit == strain:
+                trumped = True
     # ---- declarations (public protocol)
     to_act = current_seat(S, b, K)
     if decl:

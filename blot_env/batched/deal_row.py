@@ -75,7 +75,7 @@ class DealRow:
 
     Args:
         cfg: the rules; must fit in a row (:func:`capacity_problem` is ``None``).
-        obs_kind: ``"observation"`` or ``"information_state"`` (:mod:`blot_env.observation`).
+        obs_kind: ``"observation"``, ``"information_state"`` or ``"observation_voids"`` (:mod:`blot_env.observation`).
         match: observations carry the match pieces after the per-deal ones (set them with
             :meth:`set_match`), as the env's ``episode="match"`` does.
 

@@ -216,7 +216,7 @@ class BatchedEngine:
     Args:
         preset: a preset of :data:`blot_env.PRESETS` (ignored when ``rules`` is given).
         num_envs: B, rows in the batch (1..8192 is the tested range; any positive int works).
-        obs_kind: ``"observation"`` or ``"information_state"`` (:mod:`blot_env.observation`;
+        obs_kind: ``"observation"``, ``"information_state"`` or ``"observation_voids"`` (:mod:`blot_env.observation`;
             the same layout and values as the AEC env, episode ``"deal"``).
         obs_dtype: ``"float32"`` (the env's values) or ``"uint8"``: the same observation as
             integer numerators, a quarter of the memory (value = numerator times
