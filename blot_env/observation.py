@@ -7,7 +7,7 @@ observer, ``r = 1`` the next seat in the direction of play, ``r = 2`` the partne
 4-player games); relative side ``r % 2`` (side 0 = the observer's team, side 1 = the
 opponents; in 2-player games the player and the opponent).
 
-Two kinds (OpenSpiel's observation / information-state distinction):
+Three kinds (OpenSpiel's observation / information-state distinction, and the observation with public voids):
 
 ``"observation"``
     What the seat sees now: its hand, which cards each relative seat has played, the current
@@ -24,6 +24,8 @@ Two kinds (OpenSpiel's observation / information-state distinction):
     follow the led suit holds none of it; one that neither followed nor ruffed when a trump
     was due holds no trump). It adds no hidden information, only what the play order told
     every seat; the ``"observation"`` kind keeps the played cards per seat but not the order.
+    ``open`` has no ``voids`` piece: its duties bind the face-up cards, which every seat sees,
+    and say nothing of the face-down ones (rules.md 5.3), so there the kind equals ``"observation"``.
 
 The layout is a list of :class:`Piece` values (name, offset, size, description); the
 documentation table (:func:`observation_layout_markdown`) is generated from the same list,
@@ -43,7 +45,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import AUCTION_BLOCKS, layout_for
-from .cards import NT, strength
+from .cards import NT, TRUMP_ORDER, strength
 from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
 from .rules_config import RulesConfig
 from .state import State
@@ -194,10 +196,10 @@ class ObservationEncoder:
         self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks",
                             unit=1.0 / cfg.num_tricks)
         self.o_points = add("points", (2,), "raw card points won per relative side / 162", unit=1.0 / RAW_TOTAL)
-        if kind == "observation_voids":
+        if kind == "observation_voids" and cfg.auction != "open":  # open: the face-up cards are public
             self.o_voids = add("voids", (n, 4), "1 where relative seat r has shown it holds no card of suit "
                                "C D H S: it did not follow that suit when led, or (trump) neither followed nor "
-                               "ruffed when rules.md 1.3 made it ruff; open: over its playable cards then")
+                               "ruffed when rules.md 1.3 made it ruff with any trump it held")
         # ---- declarations
         if decl:
             self.o_announced = add("announced", (n, 6), "announcement of relative seat r: not yet, none, terz, "
@@ -238,7 +240,7 @@ class ObservationEncoder:
         integral)."""
         self._rel = tuple(tuple((s - me) % n for s in range(n)) for me in range(n))
         self._plus_info = info
-        self._voids = kind == "observation_voids"
+        self._voids = hasattr(self, "o_voids")
 
     # ------------------------------------------------------------------ encode
     def encode(self, view: SeatView, match: Sequence[int] | None = None) -> np.ndarray:
@@ -462,38 +464,47 @@ class ObservationEncoder:
 
 
 def shown_voids(cfg: RulesConfig, plays: Sequence[tuple[int, int]], strain: int) -> set[tuple[int, int]]:
-    """The ``(seat, suit)`` pairs the public play shows void (rules.md 1.3), absolute seats.
+    """The ``(seat, suit)`` pairs the public play proves void (rules.md 1.3), absolute seats.
 
     ``plays``: ``(seat, card)`` in play order, each trick ``cfg.num_players`` consecutive plays;
-    ``strain``: the contract's strain (0..3, or ``NT`` = 4). A seat that plays another suit to a
-    trick led in suit L holds no L. In a trump contract, a seat that plays neither L nor a trump
-    holds no trump when 1.3 made it ruff: its partner (4 players, knob ``partner_exemption``)
-    was not winning the trick, and either no trump was in the trick yet or ``undertrump`` is
-    ``"forced"`` (with a free undertrump the discard shows only that no trump could over-ruff,
-    which this does not record). In ``open`` the duties bind the playable cards, so a void is
-    of those at that time.
+    ``strain``: the contract's strain (0..3, or ``NT`` = 4; no contract, -1: the empty set). A
+    seat that plays another suit to a trick led in suit L holds no L. In a trump contract, a
+    seat that plays neither L nor a trump holds no trump when 1.3 made it ruff with any trump
+    it held: its partner (4 players, knob ``partner_exemption``) was not winning the trick, and
+    either no trump was in the trick yet, or ``undertrump`` is ``"forced"``, or every trump of
+    the deck below the trick's highest had been played already (with a free undertrump a
+    discard otherwise shows only that no trump could over-ruff, which this does not record).
+    Not for ``open``, whose duties bind the face-up cards only (rules.md 5.3).
     """
+    if strain < 0:
+        return set()
     n = cfg.num_players
     exempt_ok = cfg.partner_exemption and n == 4
     forced = cfg.undertrump == "forced"
+    trump_game = strain != NT
+    ranks = range(2, 8) if cfg.short_deck else range(8)
     out: set[tuple[int, int]] = set()
     led = best = best_seat = 0
-    trumped = False
+    top = -1  # TRUMP_ORDER of the highest trump in the trick, -1: none
+    seen = 0  # cards played before this play
     for k, (seat, card) in enumerate(plays):
         suit = card >> 3
         if k % n == 0:
-            led, best, best_seat = suit, strength(card, suit, strain), seat
-            trumped = strain != NT and suit == strain
-            continue
-        if suit != led:
+            led, best, best_seat, top = suit, strength(card, suit, strain), seat, -1
+        elif suit != led:
             out.add((seat, led))
             partner_wins = exempt_ok and (best_seat - seat) % n == 2
-            if strain != NT and suit != strain and (forced or not trumped) and not partner_wins:
-                out.add((seat, strain))
+            if trump_game and suit != strain and not partner_wins:
+                lower_out = top >= 0 and not forced and any(
+                    TRUMP_ORDER[r] < top and not seen >> (strain * 8 + r) & 1 for r in ranks)
+                if not lower_out:
+                    out.add((seat, strain))
         st = strength(card, led, strain)
         if st > best:
             best, best_seat = st, seat
-        trumped = trumped or (strain != NT and suit == strain)
+        if trump_game and suit == strain:
+            top = max(top, TRUMP_ORDER[card & 7])
+        seen |= 1 << card
     return out
 
 

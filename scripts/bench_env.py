@@ -36,7 +36,7 @@ from blot_env import make_rules
 from blot_env.deal import ENGINES
 from blot_env.engine import apply_action, deal_random, is_terminal, legal_actions
 from blot_env.env import env, raw_env
-from blot_env.observation import ObservationEncoder
+from blot_env.observation import KINDS, ObservationEncoder
 from blot_env.view import seat_view
 
 
@@ -184,7 +184,7 @@ def bench_peers(steps: int, repeat: int) -> dict[str, int]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--preset", default="bazar")
-    ap.add_argument("--kind", default="observation", choices=["observation", "information_state"])
+    ap.add_argument("--kind", default="observation", choices=list(KINDS))
     ap.add_argument("--engine", default="auto", choices=list(ENGINES), help="the env's deal engine")
     ap.add_argument("--steps", type=int, default=20_000, help="agent steps per measurement")
     ap.add_argument("--repeat", type=int, default=3, help="measurements per figure; the best is kept")

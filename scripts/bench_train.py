@@ -128,9 +128,11 @@ def _print_row(r: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from blot_env.observation import KINDS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="bazar", help="a preset, or 'all'")
-    ap.add_argument("--obs-kind", default="observation", choices=["observation", "information_state"])
+    ap.add_argument("--obs-kind", default="observation", choices=list(KINDS))
     ap.add_argument("--updates", type=int, default=4, help="timed updates per row (after one warm-up update)")
     ap.add_argument("--only", default="", help="comma-separated rows to run (default: all)")
     ap.add_argument("--json", action="store_true", help="print the results as one JSON object")

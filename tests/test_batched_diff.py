@@ -2,7 +2,7 @@
 
 Every row of a :class:`BatchedEngine` is mirrored by a reference :class:`State` built from
 the same cards (``engine.new_deal`` on the row's dealt hands). At every step, for every
-row: the acting seat, the int8 action mask, the observation (both kinds), and the whole row
+row: the acting seat, the int8 action mask, the observation (every kind), and the whole row
 (``convert.from_state``) must equal the reference; when a deal ends, the done flag, the
 per-seat rewards and the result (``scoring.score_deal``) must too. Actions are drawn from a
 block-weighted random policy that reaches contra, recontra, kaput, kaput+N, the manual
@@ -122,6 +122,11 @@ def test_batched_matches_reference_observation(preset):
 @pytest.mark.parametrize("preset", list(PRESETS))
 def test_batched_matches_reference_information_state(preset):
     _run(preset, "information_state", max(DEALS // 4, 50), seed=11)
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_batched_matches_reference_observation_voids(preset):
+    _run(preset, "observation_voids", max(DEALS // 4, 50), seed=13)
 
 
 #: knob combinations outside the presets (rules.md 8): the engine branches on knobs, not names

@@ -1,6 +1,6 @@
 """The batched observation encoder equals the reference ``ObservationEncoder`` on random-play states.
 
-For every preset and both kinds, states reached by uniform random play (auction, declaration
+For every preset and every kind, states reached by uniform random play (auction, declaration
 steps, play, done) are converted with ``convert.from_state`` and encoded for every seat by
 ``_obs.encode_batch``; each vector must equal ``ObservationEncoder(cfg, kind).encode(
 seat_view(state, seat))`` exactly.

@@ -34,7 +34,7 @@ class EnvSection:
     """Rules preset (blot_env.rules_config.PRESETS)."""
     episode: Literal["deal", "match"] = "deal"
     """One deal per episode, or deals to the match target (docs/env.md "Reward model")."""
-    observation_kind: Literal["observation", "information_state"] = "observation"
+    observation_kind: Literal["observation", "information_state", "observation_voids"] = "observation"
     """Observation encoder kind (blot_env.observation)."""
     reward_scale: float = 0.02
     """Deal reward = (own side's deal score - opponents') in score-sheet units times this."""

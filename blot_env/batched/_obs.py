@@ -3,7 +3,7 @@
 ``obs_tables(cfg, kind)`` turns an encoder (``match=False``, the per-deal episode) into a
 tuple of numpy arrays, and ``encode_row`` / ``encode_batch`` write, from the int64 rows of
 ``_layout``, the ``float32[D]`` vector that ``ObservationEncoder(cfg, kind).encode(
-seat_view(state, seat))`` gives, bit for bit, for both kinds ("observation",
+seat_view(state, seat))`` gives, bit for bit, for every kind ("observation",
 "information_state", "observation_voids"). The seat-view rules (what a seat may see, rules.md 2.4.2, 2.8, 3, 5)
 are folded in here: own hand (Open Blot: own playable face-up cards), public plays and
 calls, the public declaration information, the duel's turned card, Open Blot's face-up
@@ -22,7 +22,7 @@ from ..cards import NT
 from ..codes import EVENT_CONCEDE, UNDERTRUMP_FREE
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
-from ._combos import strength
+from ._combos import TRUMP_ORDER, strength
 from ._core import current_seat
 from ._jit import jit, jit_inline
 from ._layout import (
@@ -49,6 +49,7 @@ from ._layout import (
     HIGH_SEAT,
     K_N,
     K_PARTNER_EX,
+    K_SHORT,
     K_UNDERTRUMP,
     LAST_CALL,
     LEADER,
@@ -388,15 +389,17 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
     out[o + 1] = _q(pw1, 162.0, quant)
     # ---- shown voids (the observation_voids kind; observation.shown_voids, rules.md 1.3)
     o_v = ti[O_VOIDS]
-    if o_v >= 0:
-        strain = S[b, C_STRAIN]
+    strain = S[b, C_STRAIN]
+    if o_v >= 0 and strain >= 0:
         trump_game = strain != NT
         exempt_ok = K[K_PARTNER_EX] != 0
         forced = K[K_UNDERTRUMP] != UNDERTRUMP_FREE
+        r_lo = 2 if K[K_SHORT] != 0 else 0
         led = 0
         best = 0
         best_seat = 0
-        trumped = False
+        top = -1
+        seen = 0
         for k in range(np_):
             c = S[b, PLAY_CARD + k]
             s = S[b, PLAY_SEAT + k]
@@ -405,20 +408,26 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
                 led = suit
                 best = strength(c, suit, strain)
                 best_seat = s
-                trumped = trump_game and suit == strain
-                continue
-            if suit != led:
+                top = -1
+            elif suit != led:
                 r = (s - seat) & nm
                 out[o_v + r * 4 + led] = 1.0
                 partner_wins = exempt_ok and ((best_seat - s) & nm) == 2
-                if trump_game and suit != strain and (forced or not trumped) and not partner_wins:
-                    out[o_v + r * 4 + strain] = 1.0
+                if trump_game and suit != strain and not partner_wins:
+                    lower_out = False
+                    if top >= 0 and not forced:
+                        for rk in range(r_lo, 8):
+                            if TRUMP_ORDER[rk] < top and not (seen >> (strain * 8 + rk)) & 1:
+                                lower_out = True
+                    if not lower_out:
+                        out[o_v + r * 4 + strain] = 1.0
             st = strength(c, led, strain)
             if st > best:
                 best = st
                 best_seat = s
-            if trump_game and suit == strain:
-                trumped = True
+            if trump_game and suit == strain and TRUMP_ORDER[c & 7] > top:
+                top = TRUMP_ORDER[c & 7]
+            seen |= 1 << c
     # ---- declarations (public protocol)
     to_act = current_seat(S, b, K)
     if decl:
