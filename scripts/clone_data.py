@@ -14,6 +14,11 @@ plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training c
 
 ``--agree POLICY FILE ...`` prints how often a policy file's greedy action is the recorded one,
 over all decisions, auction calls and the rest (build the held-out file with another ``--seed``).
+``--agree POLICY FILE --against POLICY2 FILE2`` compares two policies decision by decision on
+the same held-out deals (FILE2: the same ``--seed`` and ``--deals``, encoded with POLICY2's
+``--obs-kind``) and gives the exact McNemar p-value of the difference:
+
+    python scripts/clone_data.py --agree runs/a/policy.pt runs/held_a.pkl --against runs/b/policy.pt runs/held_b.pkl
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from agents.ppo.clone_data import (
     append_chunk,
     chunk_task,
     open_clone_data,
+    paired_agreement,
     read_clone_data,
 )
 from agents.registry import UnknownAgentError, make_agent
@@ -73,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
     add_dataset_options(ap, "chunks", "runs/clone_bazar_rules-medium.pkl")
     ap.add_argument("--agree", metavar="POLICY", help="with FILEs after it: how often this policy file's greedy "
                     "action is the recorded one")
+    ap.add_argument("--against", nargs=2, metavar=("POLICY2", "FILE2"),
+                    help="with --agree POLICY FILE: compare the two policies on the same decisions (McNemar)")
     ap.add_argument("files", nargs="*", metavar="FILE", help="cloning-data files for --agree")
     args = ap.parse_args(argv)
     try:
@@ -80,6 +88,35 @@ def main(argv: list[str] | None = None) -> int:
     except (CloneDataError, UnknownAgentError, ConfigError, ImportError, ConnectionError) as e:
         print(f"clone_data: {e}", file=sys.stderr)
         return 2
+
+
+def _check_encoding(path: str, agent, name: str) -> None:
+    """Raise CloneDataError when ``path`` is not encoded for ``agent`` (preset and observation kind)."""
+    recs, _ = read_clone_data(path)
+    if recs and (recs[0]["preset"], recs[0]["obs_kind"]) != (agent.encoder.cfg.preset, agent.encoder.kind):
+        raise CloneDataError(f"{path}: decisions of preset {recs[0]['preset']!r} encoded as "
+                             f"{recs[0]['obs_kind']!r}; {name} plays {agent.encoder.cfg.preset!r} "
+                             f"on {agent.encoder.kind!r}")
+
+
+def _paired(ap: argparse.ArgumentParser, args: argparse.Namespace, agent) -> int:
+    """``--agree POLICY FILE --against POLICY2 FILE2``: the two policies decision by decision."""
+    if len(args.files) != 1:
+        ap.error("--against compares on one FILE: --agree POLICY FILE --against POLICY2 FILE2")
+    name_b, file_b = args.against
+    agent_b = make_agent(name_b, agent.encoder.cfg)
+    if not hasattr(agent_b, "policy"):
+        ap.error(f"--against needs a PPO policy file, got {name_b!r}")
+    _check_encoding(file_b, agent_b, name_b)
+    res = paired_agreement(agent.policy, args.files[0], agent_b.policy, file_b)
+    if args.json:
+        print(json.dumps({"a": args.agree, "file_a": args.files[0], "b": name_b, "file_b": file_b, **res}))
+        return 0
+    print(f"A = {args.agree} on {args.files[0]}; B = {name_b} on {file_b}")
+    for k, r in res.items():
+        print(f"{k:>8}: {r['n']} decisions, A {r['a']:.3f}, B {r['b']:.3f}; only A matches {r['a_only']}, "
+              f"only B {r['b_only']}; exact McNemar p = {r['p']:.3g}")
+    return 0
 
 
 def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
@@ -104,14 +141,11 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         agent = make_agent(args.agree, make_rules(first[0]["preset"] if first else "bazar"))
         if not hasattr(agent, "policy"):
             ap.error(f"--agree needs a PPO policy file, got {args.agree!r}")
-        rows = []
         for p in args.files:
-            recs, _ = read_clone_data(p)
-            if recs and (recs[0]["preset"], recs[0]["obs_kind"]) != (agent.encoder.cfg.preset, agent.encoder.kind):
-                raise CloneDataError(f"{p}: decisions of preset {recs[0]['preset']!r} encoded as "
-                                     f"{recs[0]['obs_kind']!r}; {args.agree} plays {agent.encoder.cfg.preset!r} "
-                                     f"on {agent.encoder.kind!r}")
-            rows.append({"file": p, "policy": args.agree, **agreement(agent.policy, p)})
+            _check_encoding(p, agent, args.agree)
+        if args.against:
+            return _paired(ap, args, agent)
+        rows = [{"file": p, "policy": args.agree, **agreement(agent.policy, p)} for p in args.files]
         if args.json:
             print(json.dumps(rows))
         else:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import pickle
@@ -19,6 +20,7 @@ from agents.ppo.clone_data import (  # noqa: E402
     CloneJob,
     agreement,
     build_chunk,
+    paired_agreement,
     read_clone_data,
     unpack_arrays,
 )
@@ -106,6 +108,7 @@ def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file,
     cfg = load_config(TINY, over)
     trainer = build_trainer(cfg, tmp_path / "clone")
     before = agreement(trainer.policy, rules_file)
+    fresh = copy.deepcopy(trainer.policy)  # the untrained network
     rows = trainer.train()
     assert rows == [] and trainer.global_step == 0
     m = trainer.pretrain_metrics
@@ -120,6 +123,22 @@ def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file,
     # a second call has nothing left to do: the cloning is in the checkpoint
     again = build_trainer(cfg, tmp_path / "clone", resume=True)
     assert again.pretrain_metrics == m and again.train() == []
+    # decision by decision against an untrained network on the same decisions (McNemar)
+    pair = paired_agreement(fresh, rules_file, clone.policy, rules_file)
+    assert pair["all"]["a"] == pytest.approx(before["all"])
+    assert pair["all"]["b"] == pytest.approx(after["all"])
+    assert pair["all"]["b_only"] > pair["all"]["a_only"] and pair["all"]["p"] < 0.05
+    assert pair["all"]["b_only"] - pair["all"]["a_only"] == round((after["all"] - pair["all"]["a"]) * after["n_all"])
+    policy = str(tmp_path / "clone" / "policy.pt")
+    assert _script().main(["--agree", policy, str(rules_file), "--against", policy, str(rules_file), "--json"]) == 0
+    same = json.loads(capsys.readouterr().out)["play"]
+    assert same["a_only"] == same["b_only"] == 0 and same["p"] == 1.0 and same["a"] == pytest.approx(after["play"])
+    other = tmp_path / "seed1.pkl"  # other deals: refused, the differing field named
+    assert _script().main(["--agent", "rules", "--deals", "3", "--chunk-deals", "3", "--seed", "1", "--workers", "1",
+                           "--out", str(other)]) == 0
+    capsys.readouterr()
+    assert _script().main(["--agree", policy, str(rules_file), "--against", policy, str(other)]) == 2
+    assert "hold different decisions: seed 0 against 1" in capsys.readouterr().err
 
 
 def test_from_init_clones_on_top_of_the_init_policys_weights(rules_file, tmp_path):

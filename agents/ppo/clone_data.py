@@ -211,18 +211,15 @@ def check_fits(recs: list[dict], path: str | Path, rules: RulesConfig, encoder: 
             raise CloneDataError(f"{path}: built with {k}={head.get(k)!r}, this run has {k}={v!r}")
 
 
-def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> dict[str, float]:
-    """How often ``policy`` (an :class:`agents.ppo.network.ActorCritic` trained on the file's
-    encoding) takes, greedily, the action recorded in the cloning-data file ``path``: the fraction
-    over all decisions (``all``), over auction calls (``auction``) and over the rest
-    (``play``: declarations and cards), with the decision counts (``n_all``, ...). A held-out
-    file (another ``--seed``) measures a clone on decisions it never trained on.
+def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) -> dict[str, Any]:
+    """Per recorded decision of the cloning-data file ``path`` (chunks in order): ``hit``
+    (``bool[N]``, ``policy``'s greedy action is the recorded one), ``auction`` (``bool[N]``, an
+    auction call) and ``actions`` (``int64[N]``, the recorded action ids), plus the file's
+    ``header`` (its first record's :data:`HEADER_KEYS` and the chunk numbers).
 
     Raises:
-        CloneDataError: see :func:`read_clone_data`; a file of another encoding size.
-
-    Check the observation kind too (``agent.encoder.kind`` against the records' ``obs_kind``):
-    two kinds may share a size; ``scripts/clone_data.py --agree`` does.
+        CloneDataError: see :func:`read_clone_data`; no finished chunk; a file of another
+            encoding size than the policy's.
     """
     import torch
 
@@ -240,20 +237,76 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
                              f"policy reads {policy.obs_dim}")
     device = next(policy.parameters()).device
     auction_stop = action_groups(layout_for(make_rules(recs[0]["preset"])))[0][1]
-    hits = {"all": 0, "auction": 0, "play": 0}
-    counts = dict.fromkeys(hits, 0)
+    hit, auction, actions = [], [], []
     for r in recs:
         a = unpack_arrays(r)
         with torch.no_grad():
             act, _, _ = policy.act(torch.from_numpy(a["obs"]).to(device), torch.from_numpy(a["masks"]).to(device),
                                    greedy=True, with_value=False)
-        same = act.cpu().numpy() == a["actions"]
-        auction = a["actions"] < auction_stop
-        for k, sel in (("all", np.ones_like(same)), ("auction", auction), ("play", ~auction)):
-            hits[k] += int(same[sel].sum())
-            counts[k] += int(sel.sum())
-    out = {k: hits[k] / counts[k] if counts[k] else float("nan") for k in hits}
-    out.update({f"n_{k}": float(v) for k, v in counts.items()})
+        hit.append(act.cpu().numpy() == a["actions"])
+        auction.append(a["actions"] < auction_stop)
+        actions.append(np.asarray(a["actions"], dtype=np.int64))
+    header = {k: recs[0][k] for k in HEADER_KEYS}
+    header["chunks"] = [int(r["chunk"]) for r in recs]
+    return {"hit": np.concatenate(hit), "auction": np.concatenate(auction), "actions": np.concatenate(actions),
+            "header": header}
+
+
+def _groups(auction: np.ndarray) -> dict[str, np.ndarray]:
+    return {"all": np.ones_like(auction), "auction": auction, "play": ~auction}
+
+
+def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> dict[str, float]:
+    """How often ``policy`` (an :class:`agents.ppo.network.ActorCritic` trained on the file's
+    encoding) takes, greedily, the action recorded in the cloning-data file ``path``: the fraction
+    over all decisions (``all``), over auction calls (``auction``) and over the rest
+    (``play``: declarations and cards), with the decision counts (``n_all``, ...). A held-out
+    file (another ``--seed``) measures a clone on decisions it never trained on.
+
+    Raises:
+        CloneDataError: see :func:`decision_hits`.
+
+    Check the observation kind too (``agent.encoder.kind`` against the records' ``obs_kind``):
+    two kinds may share a size; ``scripts/clone_data.py --agree`` does.
+    """
+    d = decision_hits(policy, path, max_chunks)
+    rates: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for k, sel in _groups(d["auction"]).items():
+        n = int(sel.sum())
+        rates[k] = float(d["hit"][sel].mean()) if n else float("nan")
+        counts[f"n_{k}"] = float(n)
+    return {**rates, **counts}
+
+
+def paired_agreement(policy_a: Any, path_a: str | Path, policy_b: Any, path_b: str | Path) -> dict[str, dict]:
+    """Two policies on the same recorded decisions, each file encoded for its policy (two
+    observation kinds of the same deals: same preset, agent, seed and chunks). Per group
+    (``all``, ``auction``, ``play``): ``n`` decisions, the rates ``a`` and ``b``, the decisions
+    only A matches (``a_only``) and only B (``b_only``), and ``p``, the two-sided exact McNemar
+    test (a binomial test of ``b_only`` among the discordant decisions; scipy's ``binomtest``).
+
+    Raises:
+        CloneDataError: as :func:`decision_hits`; the files do not hold the same decisions (the
+            differing header field is named, or the recorded actions differ).
+    """
+    from scipy.stats import binomtest
+
+    da, db = decision_hits(policy_a, path_a), decision_hits(policy_b, path_b)
+    for k in ("preset", "agent", "seed", "chunks"):
+        if da["header"][k] != db["header"][k]:
+            raise CloneDataError(f"{path_a} and {path_b} hold different decisions: {k} {da['header'][k]!r} "
+                                 f"against {db['header'][k]!r}")
+    if not np.array_equal(da["actions"], db["actions"]):
+        raise CloneDataError(f"{path_a} and {path_b} hold different decisions: the recorded actions differ")
+    out = {}
+    for k, sel in _groups(da["auction"]).items():
+        ha, hb = da["hit"][sel], db["hit"][sel]
+        a_only, b_only = int((ha & ~hb).sum()), int((hb & ~ha).sum())
+        disc = a_only + b_only
+        out[k] = {"n": int(sel.sum()), "a": float(ha.mean()) if sel.any() else float("nan"),
+                  "b": float(hb.mean()) if sel.any() else float("nan"), "a_only": a_only, "b_only": b_only,
+                  "p": float(binomtest(b_only, disc).pvalue) if disc else 1.0}
     return out
 
 
@@ -269,7 +322,9 @@ __all__ = [
     "build_chunk",
     "check_fits",
     "chunk_task",
+    "decision_hits",
     "open_clone_data",
+    "paired_agreement",
     "read_clone_data",
     "unpack_arrays",
 ]
