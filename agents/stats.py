@@ -1,5 +1,6 @@
 """Statistics of duplicate evaluation (docs/evaluation.md "Metrics"): confidence intervals for a
-mean (paired t, bootstrap), Wilson intervals for rates, and the sample-size rule of thumb.
+mean (paired t, bootstrap), Wilson intervals for rates, the sample-size rule of thumb, and two
+paired comparisons of rates (exact McNemar; a cluster-robust difference).
 
 All functions are pure; the bootstrap takes an explicit ``numpy.random.Generator``.
 """
@@ -88,9 +89,56 @@ def boards_needed(sd: float, edge: float, alpha: float = 0.05, power: float = 0.
     return z * z * sd * sd / (edge * edge)
 
 
+def mcnemar_exact(a_only: int, b_only: int) -> float:
+    """Two-sided exact McNemar p-value of two classifiers scored on the same items: a binomial
+    test (p = 1/2) of ``b_only`` among the ``a_only + b_only`` discordant items (1.0 when there
+    are none). It assumes independent items.
+
+    Raises:
+        ValueError: a negative count.
+    """
+    if a_only < 0 or b_only < 0:
+        raise ValueError(f"counts must be >= 0, got a_only={a_only}, b_only={b_only}")
+    n = a_only + b_only
+    return float(stats.binomtest(b_only, n).pvalue) if n else 1.0
+
+
+def clustered_rate_difference(diff: Sequence[float] | np.ndarray, size: Sequence[float] | np.ndarray
+                              ) -> tuple[float, float, float]:
+    """``(estimate, se, p)`` of a paired difference of rates whose items come in correlated
+    clusters (the decisions of one deal): ``diff[i]`` is cluster i's summed per-item difference
+    (each item +1, 0 or -1), ``size[i]`` its item count. The estimate is ``sum(diff) / sum(size)``;
+    ``se`` the cluster-robust (ratio-estimator) standard error
+    ``sqrt(k / (k - 1) * sum((diff_i - estimate * size_i)^2)) / sum(size)`` over k clusters; ``p``
+    the two-sided normal p-value of ``estimate / se`` (1.0 when ``se`` is 0).
+
+    Raises:
+        ValueError: fewer than 2 clusters, arrays of different lengths, or no items.
+    """
+    d = np.asarray(diff, dtype=float)
+    m = np.asarray(size, dtype=float)
+    if d.shape != m.shape or d.ndim != 1:
+        raise ValueError(f"diff and size must be 1-d of one length, got {d.shape} and {m.shape}")
+    if d.size < 2 or m.sum() <= 0:
+        raise ValueError(f"need at least 2 clusters and one item, got {d.size} clusters, {m.sum():g} items")
+    k, total = d.size, float(m.sum())
+    est = float(d.sum()) / total
+    se = float(np.sqrt(k / (k - 1) * float(((d - est * m) ** 2).sum()))) / total
+    p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else 1.0
+    return est, se, p
+
+
 def _check_conf(conf: float) -> None:
     if not 0.0 < conf < 1.0:
         raise ValueError(f"conf must be in (0, 1), got {conf}")
 
 
-__all__ = ["boards_needed", "bootstrap_ci", "mean_ci", "wilson_interval", "win_rate"]
+__all__ = [
+    "boards_needed",
+    "bootstrap_ci",
+    "clustered_rate_difference",
+    "mcnemar_exact",
+    "mean_ci",
+    "wilson_interval",
+    "win_rate",
+]

@@ -45,8 +45,9 @@ from typing import NamedTuple
 import numpy as np
 
 from .actions import AUCTION_BLOCKS, layout_for
-from .cards import NT, TRUMP_ORDER, strength
+from .cards import FULL_DECK, NT, SHORT_DECK, TRUMP_ORDER, strength
 from .codes import CONTRACT_KINDS, EVENT_CONCEDE, KAPUT_VALUE
+from .errors import ConfigError
 from .rules_config import RulesConfig
 from .state import State
 from .view import SeatView
@@ -474,15 +475,29 @@ def shown_voids(cfg: RulesConfig, plays: Sequence[tuple[int, int]], strain: int)
     either no trump was in the trick yet, or ``undertrump`` is ``"forced"``, or every trump of
     the deck below the trick's highest had been played already (with a free undertrump a
     discard otherwise shows only that no trump could over-ruff, which this does not record).
-    Not for ``open``, whose duties bind the face-up cards only (rules.md 5.3).
+    The inverse of ``play.legal_cards``; tests/test_observation.py
+    (``test_voids_are_what_the_duties_of_1_3_prove``) holds the two together, and
+    ``blot_env/batched/_obs.py`` is the compiled twin.
+
+    Returns:
+        the set of ``(seat, suit)``, seat 0..n-1 and suit 0..3 (C D H S).
+
+    Raises:
+        ConfigError: ``cfg`` is an ``open`` game, whose duties bind the face-up cards only, so
+            its play proves nothing of the face-down ones (rules.md 5.3).
+        ValueError: ``strain`` outside -1..4.
     """
+    if cfg.auction == "open":
+        raise ConfigError("shown_voids: in open (auction='open') the duties bind the face-up cards only, rules.md 5.3")
+    if not -1 <= strain <= NT:
+        raise ValueError(f"strain must be -1 (no contract), 0..3 or NT=4, got {strain}")
     if strain < 0:
         return set()
     n = cfg.num_players
     exempt_ok = cfg.partner_exemption and n == 4
     forced = cfg.undertrump == "forced"
     trump_game = strain != NT
-    ranks = range(2, 8) if cfg.short_deck else range(8)
+    deck = SHORT_DECK if cfg.short_deck else FULL_DECK
     out: set[tuple[int, int]] = set()
     led = best = best_seat = 0
     top = -1  # TRUMP_ORDER of the highest trump in the trick, -1: none
@@ -495,8 +510,9 @@ def shown_voids(cfg: RulesConfig, plays: Sequence[tuple[int, int]], strain: int)
             out.add((seat, led))
             partner_wins = exempt_ok and (best_seat - seat) % n == 2
             if trump_game and suit != strain and not partner_wins:
+                unseen = deck & ~seen
                 lower_out = top >= 0 and not forced and any(
-                    TRUMP_ORDER[r] < top and not seen >> (strain * 8 + r) & 1 for r in ranks)
+                    TRUMP_ORDER[r] < top and unseen >> (strain * 8 + r) & 1 for r in range(8))
                 if not lower_out:
                     out.add((seat, strain))
         st = strength(card, led, strain)

@@ -15,8 +15,9 @@ plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training c
 ``--agree POLICY FILE ...`` prints how often a policy file's greedy action is the recorded one,
 over all decisions, auction calls and the rest (build the held-out file with another ``--seed``).
 ``--agree POLICY FILE --against POLICY2 FILE2`` compares two policies decision by decision on
-the same held-out deals (FILE2: the same ``--seed`` and ``--deals``, encoded with POLICY2's
-``--obs-kind``) and gives the exact McNemar p-value of the difference:
+the same held-out deals (FILE2: the same ``--seed``, ``--deals`` and ``--chunk-deals``, encoded
+with POLICY2's ``--obs-kind``): the exact McNemar p-value, which treats decisions as independent,
+and the difference with a standard error clustered by deal:
 
     python scripts/clone_data.py --agree runs/a/policy.pt runs/held_a.pkl --against runs/b/policy.pt runs/held_b.pkl
 """
@@ -114,12 +115,15 @@ def _paired(ap: argparse.ArgumentParser, args: argparse.Namespace, agent) -> int
         return 0
     print(f"A = {args.agree} on {args.files[0]}; B = {name_b} on {file_b}")
     for k, r in res.items():
-        print(f"{k:>8}: {r['n']} decisions, A {r['a']:.3f}, B {r['b']:.3f}; only A matches {r['a_only']}, "
-              f"only B {r['b_only']}; exact McNemar p = {r['p']:.3g}")
+        print(f"{k:>8}: {r['n']} decisions in {r['deals']} deals, A {r['a']:.3f}, B {r['b']:.3f}; only A matches "
+              f"{r['a_only']}, only B {r['b_only']}; exact McNemar p = {r['p']:.3g} (decisions independent); "
+              f"B - A = {r['diff']:+.4f} +- {1.96 * r['se']:.4f}, p = {r['p_deals']:.3g} (clustered by deal)")
     return 0
 
 
 def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.against and not args.agree:
+        ap.error("--against needs --agree POLICY FILE before it")
     if args.info:
         rows = [info(p) for p in args.info]
         if args.json:

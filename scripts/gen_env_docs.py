@@ -39,10 +39,12 @@ def render_generated() -> str:
         voids = ObservationEncoder(cfg, "observation_voids")
         out.append(f"| `{p}` | `blot/{env_id(p)}` | `{gym_id(p)}` | {cfg.num_players} | {lay.num_actions} "
                    f"| {d_obs} | {d_inf} | {voids.size} |")
-    piece = ObservationEncoder(make_rules("bazar"), "observation_voids").piece("voids")
+    enc = ObservationEncoder(make_rules("bazar"), "observation_voids")
+    piece = enc.piece("voids")
+    before = enc.pieces[enc.pieces.index(piece) - 1].name
     out += ["", "In `episode=\"match\"` every kind ends with the two match pieces (`match_score`, "
             "`match_to_go`): D + 4. `observation_voids` is the `observation` layout with one more piece, "
-            f"`voids` (n x 4), right after `points` (so every later piece moves by 4n): {piece.description}. "
+            f"`voids` (n x 4), right after `{before}` (so every later piece moves by 4n): {piece.description}. "
             "`open` has no `voids` piece (its duties bind the face-up cards, which every seat sees).",
             ""]
     for p in PRESETS:

@@ -39,6 +39,12 @@ def candidates(run: Path, last: int) -> list[Path]:
     return kept + ([final] if final.exists() else [])
 
 
+def _shown(path) -> str:
+    """A policy path as the output names it: relative to the repository when inside it."""
+    p = Path(path)
+    return str(p.resolve().relative_to(REPO)) if p.is_absolute() and p.resolve().is_relative_to(REPO) else str(p)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="a blot-train output directory")
@@ -88,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--mixed needs a 4-player preset (partners); {preset!r} has {players} players")
     rows = []
     for f in files:
-        row: dict = {"policy": str(f)}
+        row: dict = {"policy": _shown(f)}
         for mixed in (False, True) if args.mixed else (False,):
             rep = run(str(f), [args.vs], preset=preset, boards=args.boards, split="dev", workers=args.workers,
                       mixed=mixed, progress=False)["rows"][0]

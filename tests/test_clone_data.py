@@ -62,6 +62,9 @@ def test_the_file_holds_every_chunk_with_legal_decisions(rules_file):
         assert (a["masks"].sum(axis=1) > 1).all()  # forced decisions are not kept
         assert a["privileged"].shape[0] == T and a["returns"].dtype == np.float32
         assert np.abs(a["returns"]).max() > 1  # table points, not scaled rewards
+        assert sorted(set(a["deal"].tolist())) == [0, 1, 2]  # each decision's deal of the chunk's three
+        for d in range(3):  # the decisions of one deal share its score, up to the side's sign
+            assert len(set(np.abs(a["returns"][a["deal"] == d]).tolist())) == 1
     # a chunk is a pure function of (job, index): rebuilt alone it is the same
     again = unpack_arrays(build_chunk(CloneJob(make_rules("bazar"), "rules", 0, 3), 2))
     two = unpack_arrays(next(r for r in recs if r["chunk"] == 2))
@@ -129,6 +132,8 @@ def test_a_cloning_only_run_imitates_the_file_and_exports_its_policy(rules_file,
     assert pair["all"]["b"] == pytest.approx(after["all"])
     assert pair["all"]["b_only"] > pair["all"]["a_only"] and pair["all"]["p"] < 0.05
     assert pair["all"]["b_only"] - pair["all"]["a_only"] == round((after["all"] - pair["all"]["a"]) * after["n_all"])
+    assert pair["all"]["deals"] == 12 and pair["all"]["diff"] == pytest.approx(after["all"] - before["all"])
+    assert 0 < pair["all"]["se"] < 0.5 and 0 <= pair["all"]["p_deals"] < 0.05
     policy = str(tmp_path / "clone" / "policy.pt")
     assert _script().main(["--agree", policy, str(rules_file), "--against", policy, str(rules_file), "--json"]) == 0
     same = json.loads(capsys.readouterr().out)["play"]

@@ -52,8 +52,9 @@ def test_pettingzoo_api(preset, episode):
 
 
 @pytest.mark.parametrize("preset", PRESET_IDS)
-def test_information_state_kind_api(preset):
-    api_test(env(preset, observation_kind="information_state"), num_cycles=200)
+@pytest.mark.parametrize("kind", ["information_state", "observation_voids"])
+def test_other_observation_kinds_api(preset, kind):
+    api_test(env(preset, observation_kind=kind), num_cycles=200)
 
 
 @pytest.mark.parametrize("preset", PRESET_IDS)

@@ -245,3 +245,14 @@ def test_voids_batched_twin_under_rule_knobs():
             out = np.zeros((1, enc.size), dtype=np.float32)
             _obs.encode_batch(S, np.array([view.seat], dtype=np.int64), K, *tabs, out)
             assert np.array_equal(out[0], enc.encode(view)), (over, view.seat)
+
+
+def test_shown_voids_refuses_open_and_a_bad_strain():
+    from blot_env.errors import ConfigError
+    from blot_env.observation import shown_voids
+
+    with pytest.raises(ConfigError, match=r"rules\.md 5\.3"):
+        shown_voids(make_rules("open"), [], 0)
+    with pytest.raises(ValueError, match="got 5"):
+        shown_voids(make_rules("bazar"), [], 5)
+    assert shown_voids(make_rules("bazar"), [], -1) == set()

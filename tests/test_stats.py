@@ -8,7 +8,15 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from agents.stats import boards_needed, bootstrap_ci, mean_ci, wilson_interval, win_rate
+from agents.stats import (
+    boards_needed,
+    bootstrap_ci,
+    clustered_rate_difference,
+    mcnemar_exact,
+    mean_ci,
+    wilson_interval,
+    win_rate,
+)
 
 
 @pytest.mark.parametrize("k,n", [(0, 10), (3, 10), (10, 10), (55, 100), (1234, 2000), (1, 1)])
@@ -69,3 +77,27 @@ def test_boards_needed_rule_of_thumb():
     # docs/evaluation.md: about 7.85 s^2 / d^2 boards for 80% power at the 5% level
     assert boards_needed(1.0, 1.0) == pytest.approx(7.85, abs=0.01)
     assert boards_needed(20.0, 1.0) == pytest.approx(7.85 * 400, rel=1e-3)
+
+
+def test_mcnemar_exact_known_values():
+    # 1 against 9 discordant: 2 * P(X <= 1), X ~ Binomial(10, 1/2) = 2 * 11 / 1024
+    assert mcnemar_exact(9, 1) == pytest.approx(22 / 1024)
+    assert mcnemar_exact(1, 9) == pytest.approx(22 / 1024)
+    assert mcnemar_exact(5, 5) == pytest.approx(1.0)
+    assert mcnemar_exact(0, 0) == 1.0
+    with pytest.raises(ValueError, match="a_only=-1"):
+        mcnemar_exact(-1, 3)
+
+
+def test_clustered_rate_difference_known_values():
+    # four clusters of one item: estimate 0.5; residuals 0.5, -1.5, 0.5, 0.5 -> se^2 = 4/3 * 3 / 16
+    est, se, p = clustered_rate_difference([1, -1, 1, 1], [1, 1, 1, 1])
+    assert (est, se) == (pytest.approx(0.5), pytest.approx(0.5))
+    assert p == pytest.approx(2 * sps.norm.sf(1.0))
+    # the same items in two clusters that move together: a wider interval than if independent
+    est2, se2, _ = clustered_rate_difference([2, 0], [2, 2])
+    assert est2 == pytest.approx(0.5) and se2 == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="2 clusters"):
+        clustered_rate_difference([1], [1])
+    with pytest.raises(ValueError, match="one length"):
+        clustered_rate_difference([1, 2], [1])

@@ -31,7 +31,9 @@ key                 meaning
                     (the encoder's numerators), ``masks bool[T, A]``, ``actions int64[T]``,
                     ``returns float32[T]`` (the acting seat's side's deal score minus the
                     other side's, **table points, unscaled**), ``privileged uint8[T, P]``
-                    (every hand, for a privileged critic; ``blot_env.observation.privileged_size``)
+                    (every hand, for a privileged critic; ``blot_env.observation.privileged_size``),
+                    ``deal int32[T]`` (the decision's deal in the chunk, 0..deals-1; files written
+                    before it existed lack it, and are read all the same)
 ==================  ================================================================
 
 A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
@@ -55,7 +57,7 @@ from blot_env.rules_config import RulesConfig
 
 KIND = "blot-clone-data"
 FORMAT = 1
-ARRAYS = ("obs", "masks", "actions", "returns", "privileged")
+ARRAYS = ("obs", "masks", "actions", "returns", "privileged", "deal")
 HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")
 """The keys every record of one file shares."""
 
@@ -214,8 +216,10 @@ def check_fits(recs: list[dict], path: str | Path, rules: RulesConfig, encoder: 
 def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) -> dict[str, Any]:
     """Per recorded decision of the cloning-data file ``path`` (chunks in order): ``hit``
     (``bool[N]``, ``policy``'s greedy action is the recorded one), ``auction`` (``bool[N]``, an
-    auction call) and ``actions`` (``int64[N]``, the recorded action ids), plus the file's
-    ``header`` (its first record's :data:`HEADER_KEYS` and the chunk numbers).
+    auction call), ``actions`` (``int64[N]``, the recorded action ids) and ``deal`` (``int64[N]``,
+    the decision's deal, ``chunk * deals + deal in the chunk``; ``None`` when a record predates
+    the ``deal`` array), plus the file's ``header`` (its first record's :data:`HEADER_KEYS` and
+    the chunk numbers).
 
     Raises:
         CloneDataError: see :func:`read_clone_data`; no finished chunk; a file of another
@@ -237,7 +241,7 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
                              f"policy reads {policy.obs_dim}")
     device = next(policy.parameters()).device
     auction_stop = action_groups(layout_for(make_rules(recs[0]["preset"])))[0][1]
-    hit, auction, actions = [], [], []
+    hit, auction, actions, deal = [], [], [], []
     for r in recs:
         a = unpack_arrays(r)
         with torch.no_grad():
@@ -246,10 +250,11 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
         hit.append(act.cpu().numpy() == a["actions"])
         auction.append(a["actions"] < auction_stop)
         actions.append(np.asarray(a["actions"], dtype=np.int64))
+        deal.append(int(r["chunk"]) * int(r["deals"]) + a["deal"].astype(np.int64) if "deal" in a else None)
     header = {k: recs[0][k] for k in HEADER_KEYS}
     header["chunks"] = [int(r["chunk"]) for r in recs]
     return {"hit": np.concatenate(hit), "auction": np.concatenate(auction), "actions": np.concatenate(actions),
-            "header": header}
+            "deal": None if any(d is None for d in deal) else np.concatenate(deal), "header": header}
 
 
 def _groups(auction: np.ndarray) -> dict[str, np.ndarray]:
@@ -283,14 +288,18 @@ def paired_agreement(policy_a: Any, path_a: str | Path, policy_b: Any, path_b: s
     """Two policies on the same recorded decisions, each file encoded for its policy (two
     observation kinds of the same deals: same preset, agent, seed and chunks). Per group
     (``all``, ``auction``, ``play``): ``n`` decisions, the rates ``a`` and ``b``, the decisions
-    only A matches (``a_only``) and only B (``b_only``), and ``p``, the two-sided exact McNemar
-    test (a binomial test of ``b_only`` among the discordant decisions; scipy's ``binomtest``).
+    only A matches (``a_only``) and only B (``b_only``), ``p`` the two-sided exact McNemar test
+    (:func:`agents.stats.mcnemar_exact`; it treats decisions as independent), and, since the
+    decisions of one deal are not, ``deals`` (the deals holding them), ``diff`` (``b - a``), its
+    deal-clustered standard error ``se`` and p-value ``p_deals``
+    (:func:`agents.stats.clustered_rate_difference`; NaN when the files predate the ``deal``
+    array).
 
     Raises:
         CloneDataError: as :func:`decision_hits`; the files do not hold the same decisions (the
             differing header field is named, or the recorded actions differ).
     """
-    from scipy.stats import binomtest
+    from ..stats import clustered_rate_difference, mcnemar_exact
 
     da, db = decision_hits(policy_a, path_a), decision_hits(policy_b, path_b)
     for k in ("preset", "agent", "seed", "chunks"):
@@ -303,10 +312,18 @@ def paired_agreement(policy_a: Any, path_a: str | Path, policy_b: Any, path_b: s
     for k, sel in _groups(da["auction"]).items():
         ha, hb = da["hit"][sel], db["hit"][sel]
         a_only, b_only = int((ha & ~hb).sum()), int((hb & ~ha).sum())
-        disc = a_only + b_only
-        out[k] = {"n": int(sel.sum()), "a": float(ha.mean()) if sel.any() else float("nan"),
-                  "b": float(hb.mean()) if sel.any() else float("nan"), "a_only": a_only, "b_only": b_only,
-                  "p": float(binomtest(b_only, disc).pvalue) if disc else 1.0}
+        row = {"n": int(sel.sum()), "a": float(ha.mean()) if sel.any() else float("nan"),
+               "b": float(hb.mean()) if sel.any() else float("nan"), "a_only": a_only, "b_only": b_only,
+               "p": mcnemar_exact(a_only, b_only)}
+        row["diff"], row["se"], row["p_deals"], row["deals"] = row["b"] - row["a"], float("nan"), float("nan"), 0
+        if da["deal"] is not None:
+            deals, inverse = np.unique(da["deal"][sel], return_inverse=True)
+            row["deals"] = len(deals)
+            if len(deals) >= 2:
+                diff = np.bincount(inverse, weights=hb.astype(float) - ha.astype(float), minlength=len(deals))
+                size = np.bincount(inverse, minlength=len(deals)).astype(float)
+                row["diff"], row["se"], row["p_deals"] = clustered_rate_difference(diff, size)
+        out[k] = row
     return out
 
 

@@ -43,8 +43,9 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
                            ) -> dict[str, np.ndarray]:
     """``num_deals`` deals of ``agent_name`` (built by ``agent_factory(name, rules, seed)``) in every
     seat: ``obs uint8[T, D]`` (numerators), ``masks bool[T, A]``, ``actions int64[T]``, ``returns
-    float32[T]`` (scaled deal reward of the acting seat's side) and, with ``privileged``,
-    ``privileged uint8[T, P]``.
+    float32[T]`` (scaled deal reward of the acting seat's side), ``deal int32[T]`` (the deal's
+    number, 0..num_deals-1 in the order the deals began: the decisions of the deals played side
+    by side interleave) and, with ``privileged``, ``privileged uint8[T, P]``.
 
     Raises:
         ConfigError: no ``agent_factory``.
@@ -54,10 +55,11 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
     agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
-    obs, masks, acts, seat_of, env_of, privs = [], [], [], [], [], []
+    obs, masks, acts, seat_of, env_of, privs, deal_of = [], [], [], [], [], [], []
     returns: list[float] = []
     pending: dict[tuple[int, int], list[int]] = {}
     started = min(num_envs, num_deals)
+    deal_now = list(range(num_envs))  # the number of the deal each env plays
     first = list(range(started))
     for e in first:
         for a in agents[e]:
@@ -82,6 +84,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
                 returns.append(0.0)
                 seat_of.append(s)
                 env_of.append(int(e))
+                deal_of.append(deal_now[e])
         out = vec.step(actions)
         refill = []
         for e in np.flatnonzero(out.done):
@@ -90,6 +93,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
                     returns[idx] = float(out.rewards[e, s]) * reward_scale
             if started < num_deals:
                 refill.append(int(e))
+                deal_now[e] = started
                 started += 1
                 for a in agents[e]:
                     reset_agent(a)
@@ -101,6 +105,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         "masks": np.stack(masks) if masks else np.zeros((0, A), bool),
         "actions": np.asarray(acts, dtype=np.int64),
         "returns": np.asarray(returns, dtype=np.float32),
+        "deal": np.asarray(deal_of, dtype=np.int32),
     }
     if privileged:
         data["privileged"] = np.stack(privs) if privs else np.zeros((0, privileged_size(n)), np.uint8)
@@ -145,8 +150,9 @@ def _read_group(group: list[dict], reward_scale: float, privileged: bool) -> dic
     from .clone_data import unpack_arrays
 
     parts = [unpack_arrays(r) for r in group]
-    if not privileged:
-        for p in parts:
+    for p in parts:
+        p.pop("deal", None)  # for analyses (clone_data.decision_hits), not for training
+        if not privileged:
             p.pop("privileged", None)
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     data["returns"] = (data["returns"] * reward_scale).astype(np.float32)

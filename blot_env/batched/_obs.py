@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cards import NT
+from ..cards import FULL_DECK, NT, SHORT_DECK
 from ..codes import EVENT_CONCEDE, UNDERTRUMP_FREE
 from ..observation import ObservationEncoder
 from ..rules_config import RulesConfig
@@ -394,7 +394,7 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
         trump_game = strain != NT
         exempt_ok = K[K_PARTNER_EX] != 0
         forced = K[K_UNDERTRUMP] != UNDERTRUMP_FREE
-        r_lo = 2 if K[K_SHORT] != 0 else 0
+        deck = SHORT_DECK if K[K_SHORT] != 0 else FULL_DECK
         led = 0
         best = 0
         best_seat = 0
@@ -416,8 +416,9 @@ def _fill(S, b, K, ti, cf_idx, cf_val, grid, hpos, seat, out):
                 if trump_game and suit != strain and not partner_wins:
                     lower_out = False
                     if top >= 0 and not forced:
-                        for rk in range(r_lo, 8):
-                            if TRUMP_ORDER[rk] < top and not (seen >> (strain * 8 + rk)) & 1:
+                        unseen = deck & ~seen
+                        for rk in range(8):
+                            if TRUMP_ORDER[rk] < top and (unseen >> (strain * 8 + rk)) & 1:
                                 lower_out = True
                     if not lower_out:
                         out[o_v + r * 4 + strain] = 1.0
