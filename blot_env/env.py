@@ -170,7 +170,8 @@ class raw_env(AECEnv):
         behave identically.
 
     Version history:
-        ``*_blot_v0`` (ENV_VERSION 0): first release.
+        ``*_blot_v0`` (ENV_VERSION 0): first release; later gained ``observation_kind=
+        "observation_voids"`` (additive: the other kinds, rewards and episodes are unchanged).
     """
 
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2,
