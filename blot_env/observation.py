@@ -103,6 +103,7 @@ class ObservationEncoder:
         self.n = n = cfg.num_players
         self.layout = lay = layout_for(cfg)
         info = kind == "information_state"
+        voids = kind == "observation_voids" and cfg.auction != "open"  # open: the face-up cards are public
         decl = cfg.declarations in ("manual", "announce")
         manual = cfg.declarations == "manual"
         self.pieces: list[Piece] = []
@@ -197,7 +198,7 @@ class ObservationEncoder:
         self.o_tricks = add("tricks_won", (2,), "tricks won per relative side / num_tricks",
                             unit=1.0 / cfg.num_tricks)
         self.o_points = add("points", (2,), "raw card points won per relative side / 162", unit=1.0 / RAW_TOTAL)
-        if kind == "observation_voids" and cfg.auction != "open":  # open: the face-up cards are public
+        if voids:
             self.o_voids = add("voids", (n, 4), "1 where relative seat r has shown it holds no card of suit "
                                "C D H S: it did not follow that suit when led, or (trump) neither followed nor "
                                "ruffed when rules.md 1.3 made it ruff with any trump it held")
@@ -241,7 +242,7 @@ class ObservationEncoder:
         integral)."""
         self._rel = tuple(tuple((s - me) % n for s in range(n)) for me in range(n))
         self._plus_info = info
-        self._voids = hasattr(self, "o_voids")
+        self._voids = voids
 
     # ------------------------------------------------------------------ encode
     def encode(self, view: SeatView, match: Sequence[int] | None = None) -> np.ndarray:
