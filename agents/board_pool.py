@@ -394,12 +394,18 @@ def weights_digest(agent: Any) -> str | None:
     for attr in ("policy", "net"):
         net = getattr(agent, attr, None)
         if net is not None and hasattr(net, "state_dict"):
-            h = hashlib.sha256()
-            for key, value in sorted(net.state_dict().items()):
-                h.update(key.encode())
-                h.update(value.detach().cpu().contiguous().numpy().tobytes())
-            return h.hexdigest()[:12]
+            return state_dict_digest(net.state_dict())
     return None
+
+
+def state_dict_digest(weights: dict[str, Any]) -> str:
+    """The first 12 hex digits of a SHA-256 over a state dict's tensors (keys sorted, values as
+    CPU bytes): :func:`weights_digest` of the network that holds exactly these weights."""
+    h = hashlib.sha256()
+    for key, value in sorted(weights.items()):
+        h.update(key.encode())
+        h.update(value.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()[:12]
 
 
 def agent_digests(names: Iterable[str], cfg: RulesConfig) -> dict[str, str | None]:
@@ -491,6 +497,7 @@ __all__ = [
     "read_records",
     "record_key",
     "run_tasks",
+    "state_dict_digest",
     "warm_up",
     "weights_digest",
     "worker_job",

@@ -460,6 +460,54 @@ class ObservationEncoder:
                 return p
         raise KeyError(f"no observation piece {name!r}; pieces: {[p.name for p in self.pieces]}")
 
+    def bid_label(self, action: int) -> str:
+        """The action string of auction action ``action``, with the score unit appended to the
+        bids (``bid 16H@tp``, ``bid 80C@raw``, ``bid kaput S@tp``): a bid means the same in two
+        presets only in the same unit (bazar bids table points, belote raw points, rules.md 2.2, 6)."""
+        from .scoring import score_unit
+
+        s = self.layout.strings[action]
+        return f"{s}@{score_unit(self.cfg)}" if self.layout.block_of[action] in _HIGH_BLOCKS else s
+
+    def feature_labels(self) -> list[tuple[str, float]]:
+        """What each of the D columns means, as ``(label, divisor)`` pairs (``list`` of length D).
+
+        The column holds a quantity divided by ``divisor`` (1 for one-hot and bitmask entries;
+        ``num_tricks`` for ``tricks_won``, ``value_scale`` for bid and contract values, 162 for
+        ``points``; the match pieces are taken as the fractions of the target they are). Two
+        encoders whose columns share a label encode the same quantity of the same relative seat,
+        card, call or count, so a weight row moves between them times ``divisor_new / divisor_old``
+        (agents/ppo/transfer.py). Labels are ``piece[index]`` for the pieces whose layout is
+        fixed, and name the call for the layout-dependent ones: ``last_call[r]:kind=BID``,
+        ``last_call[r]:value@tp``, ``last_call[r]:strain=2``, ``standing_bid:bid 16H@tp``,
+        ``auction_calls[r]:contra``, ``contract_value@raw``; bids carry their score unit
+        (:meth:`bid_label`)."""
+        from .scoring import score_unit
+
+        unit = score_unit(self.cfg)
+        fixed = {"tricks_won": float(self.cfg.num_tricks), "points": RAW_TOTAL, "own_show_value": 100.0,
+                 "auction_passes": 10.0, "hidden_counts": 8.0}
+        out: list[tuple[str, float]] = []
+        for p in self.pieces:
+            if p.name == "last_call":
+                k0, keep = len(self._call_kinds), self._call_feat_size > len(self._call_kinds) + 6
+                cols = ([f"kind={k}" for k in self._call_kinds] + [f"value@{unit}"]
+                        + [f"strain={s}" for s in range(5)] + (["keep"] if keep else []))
+                out += [(f"last_call[{r}]:{c}", self.value_scale if i == k0 else 1.0)
+                        for r in range(self.n) for i, c in enumerate(cols)]
+            elif p.name == "standing_bid":
+                ids = sorted(self._high_pos, key=self._high_pos.get)
+                out += [(f"standing_bid:{self.bid_label(a)}", 1.0) for a in ids]
+            elif p.name == "auction_calls":
+                ids = sorted(self._grid_ids, key=self._grid_ids.get)
+                out += [(f"auction_calls[{r}]:{self.bid_label(a)}", 1.0) for r in range(self.n) for a in ids]
+            elif p.name == "contract_value":
+                out.append((f"contract_value@{unit}", self.value_scale))
+            else:
+                d = fixed.get(p.name, 1.0)
+                out += [(f"{p.name}{list(map(int, np.unravel_index(i, p.shape)))}", d) for i in range(p.size)]
+        return out
+
     def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """``{piece name: obs[offset:offset+size] reshaped to the piece's shape}`` (for debugging)."""
         return {p.name: np.asarray(obs[p.offset:p.offset + p.size]).reshape(p.shape) for p in self.pieces}

@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         report = transfer_policy(args.source, args.preset, args.out)
-    except (FileNotFoundError, ConfigError, ValueError) as e:
+    except (OSError, ConfigError, ValueError) as e:
         print(f"transfer_policy: {e}", file=sys.stderr)
         return 2
     if args.json:

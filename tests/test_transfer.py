@@ -1,4 +1,4 @@
-"""agents/ppo/transfer.py: a policy mapped onto another preset acts as its source did wherever
+"""agents/ppo/transfer.py: a policy moved onto another preset acts as its source did wherever
 the two presets' features and actions mean the same."""
 
 from __future__ import annotations
@@ -11,17 +11,24 @@ import numpy as np
 import pytest
 import torch
 
+from agents.board_pool import weights_digest
 from agents.ppo.agent import load_policy
-from agents.ppo.transfer import feature_map, transfer_policy
-from blot_env import make_rules
+from agents.ppo.config import config_from_saved, load_config
+from agents.ppo.network import build_policy
+from agents.ppo.trainer import save_policy
+from agents.ppo.transfer import action_labels, feature_map, transfer_policy
+from agents.registry import make_agent
+from blot_env import PRESETS, make_rules
+from blot_env.actions import layout_for
 from blot_env.engine import apply_action, deal_random, legal_actions
 from blot_env.errors import ConfigError
-from blot_env.observation import ObservationEncoder, privileged_features
+from blot_env.observation import KINDS, ObservationEncoder, privileged_features
 from blot_env.state import Phase
 from blot_env.view import seat_view
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCE = REPO / "agents" / "data" / "ppo_bazar.pt"
+TINY = REPO / "configs" / "ppo_tiny.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -31,41 +38,92 @@ def moved(tmp_path_factory):
     return out, report
 
 
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_feature_labels_name_every_column_once(preset, kind):
+    enc = ObservationEncoder(make_rules(preset), kind)
+    labels = enc.feature_labels()
+    assert len(labels) == enc.size and len({lab for lab, _ in labels}) == enc.size
+    assert all(div > 0 for _, div in labels)
+
+
+def test_labels_relate_real_encodings_of_the_same_position():
+    """bazar with automatic declarations and bazar-app reach the same positions by the same calls
+    and cards (bids up to 24): every mapped bazar-app column must equal its bazar column times
+    the divisor ratio, read from each preset's own encoder."""
+    rs, rd = make_rules("bazar", declarations="auto"), make_rules("bazar-app")
+    es, ed = ObservationEncoder(rs), ObservationEncoder(rd)
+    fm = feature_map(es, ed)
+    assert fm.obs_mapped == ed.size
+    src_of = {lab: a for a, lab in enumerate(action_labels(es))}
+    rng, checked = np.random.default_rng(5), 0
+    for d in range(8):
+        ss, sd = deal_random(rs, np.random.default_rng(d), d % 4), deal_random(rd, np.random.default_rng(d), d % 4)
+        assert ss.hands == sd.hands
+        while legal_actions(sd):
+            xs, xd = es.encode(seat_view(ss, ss.seat)), ed.encode(seat_view(sd, sd.seat))
+            np.testing.assert_allclose(xd, xs[fm.obs_src] / fm.obs_scale, atol=1e-6)
+            checked += 1
+            a = int(rng.choice(legal_actions(sd)))
+            b = src_of[action_labels(ed)[a]]
+            assert b in legal_actions(ss), (action_labels(ed)[a], ss.history)
+            sd, ss = apply_action(sd, a), apply_action(ss, b)
+    assert checked > 100
+
+
 def test_every_bazar_app_feature_and_action_has_a_bazar_source(moved):
     _, report = moved
     assert report["source_preset"] == "bazar" and report["preset"] == "bazar-app"
     assert (report["obs_mapped"], report["obs_size"]) == (472, 472)
     assert (report["actions_mapped"], report["num_actions"]) == (125, 125)
-    from agents.board_pool import weights_digest
-    from agents.registry import make_agent
-
     assert report["source_digest"] == weights_digest(make_agent("ppo", "bazar"))
 
 
-def test_transfer_is_reproducible(moved, tmp_path):
-    out, _ = moved
-    again = tmp_path / "again.pt"
-    transfer_policy(SOURCE, "bazar-app", again)
-    a, b = (torch.load(p, map_location="cpu", weights_only=True)["policy"] for p in (out, again))
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
-
-
-def test_map_rescales_bid_values_and_matches_bids_by_name():
-    src = ObservationEncoder(make_rules("bazar"))
-    dst = ObservationEncoder(make_rules("bazar-app"))
+def test_bids_of_other_units_and_their_values_do_not_map():
+    src, dst = ObservationEncoder(make_rules("bazar")), ObservationEncoder(make_rules("belote"))
     fm = feature_map(src, dst)
-    cv = dst.piece("contract_value").offset
-    assert fm.obs_src[cv] == src.piece("contract_value").offset
-    assert fm.obs_scale[cv] == pytest.approx(25 / 80)          # value_scale 25 (bazar-app) over 80 (bazar)
-    bid = dst.layout.strings.index("bid 24S")
-    assert src.layout.strings[fm.act_src[bid]] == "bid 24S"
-    sb = dst.piece("standing_bid").offset + dst._high_pos[bid]
-    assert fm.obs_src[sb] == src.piece("standing_bid").offset + src._high_pos[src.layout.strings.index("bid 24S")]
+    labels = action_labels(dst)
+    bids = [a for a, s in enumerate(labels) if s.startswith("bid ")]
+    assert bids and (fm.act_src[bids] == -1).all()          # belote's bid 80C is raw points, bazar's tp
+    assert labels.index("bid 80C@raw") in bids
+    for name in ("play JH", "pass", "contra", "recontra"):
+        assert action_labels(src)[fm.act_src[labels.index(name)]] == name
+    dl = [lab for lab, _ in dst.feature_labels()]
+    assert fm.obs_src[dl.index("contract_value@raw")] == -1
+    assert fm.obs_src[dl.index("last_call[1]:value@raw")] == -1
+    assert fm.obs_src[dl.index("hand[5]")] == [lab for lab, _ in src.feature_labels()].index("hand[5]")
 
 
-def test_transferred_actor_and_critic_equal_the_source_on_mapped_observations(moved):
-    out, _ = moved
-    net_s, enc_s, *_ = load_policy(SOURCE, "bazar")
+def test_map_rescales_by_divisors():
+    fm = feature_map(ObservationEncoder(make_rules("bazar")), ObservationEncoder(make_rules("bazar-app")))
+    dl = [lab for lab, _ in ObservationEncoder(make_rules("bazar-app")).feature_labels()]
+    assert fm.obs_scale[dl.index("contract_value@tp")] == pytest.approx(25 / 80)
+    e9, e8 = ObservationEncoder(make_rules("duel")), ObservationEncoder(make_rules("duel-app"))
+    fm2 = feature_map(e9, e8)
+    l8 = [lab for lab, _ in e8.feature_labels()]
+    assert (e9.cfg.num_tricks, e8.cfg.num_tricks) == (9, 8)
+    assert fm2.obs_scale[l8.index("tricks_won[0]")] == pytest.approx(8 / 9)
+
+
+def _dense_source(tmp_path: Path) -> Path:
+    cfg = load_config(TINY, ["network.input_layer=dense", "network.critic=privileged"])
+    enc = ObservationEncoder(make_rules("bazar"))
+    net = build_policy(cfg, enc, layout_for(make_rules("bazar")))
+    with torch.no_grad():
+        net.policy_head.weight.normal_(0.0, 0.5)             # logits that differ between positions
+    path = tmp_path / "dense_bazar.pt"
+    save_policy(net, cfg, path)
+    return path
+
+
+@pytest.mark.parametrize("layer", ["sparse", "dense"])
+def test_moved_actor_and_critic_equal_the_source_on_mapped_observations(moved, layer, tmp_path):
+    if layer == "sparse":
+        source, out = SOURCE, moved[0]
+    else:
+        source, out = _dense_source(tmp_path), tmp_path / "dense_app.pt"
+        transfer_policy(source, "bazar-app", out)
+    net_s, enc_s, *_ = load_policy(source, "bazar")
     net_d, enc_d, *_ = load_policy(out, "bazar-app")
     fm = feature_map(enc_s, enc_d)
     mapped = fm.act_src >= 0
@@ -91,13 +149,43 @@ def test_transferred_actor_and_critic_equal_the_source_on_mapped_observations(mo
     assert checked[Phase.AUCTION] >= 6 and checked[Phase.PLAY] >= 32   # calls, and the cards of played deals
 
 
-def test_bad_targets_raise_clear_errors(tmp_path):
+def test_unmapped_rows_keep_the_fresh_initialisation(tmp_path):
+    out = tmp_path / "belote.pt"
+    transfer_policy(SOURCE, "belote", out)
+    moved = torch.load(out, map_location="cpu", weights_only=True)
+    src_file = torch.load(SOURCE, map_location="cpu", weights_only=True)
+    cfg = config_from_saved({**src_file["config"], "preset": "belote"})
+    fresh = build_policy(cfg, ObservationEncoder(make_rules("belote")), layout_for(make_rules("belote")))
+    fm = feature_map(ObservationEncoder(make_rules("bazar")), ObservationEncoder(make_rules("belote")))
+    bids = np.flatnonzero(fm.act_src == -1)
+    torch.testing.assert_close(moved["policy"]["policy_head.weight"][bids], fresh.policy_head.weight[bids].detach())
+    src = src_file["policy"]
+    play = int(np.flatnonzero(fm.act_src >= 0)[-1])
+    torch.testing.assert_close(moved["policy"]["policy_head.weight"][play], src["policy_head.weight"][fm.act_src[play]])
+
+
+def test_transfer_is_reproducible(moved, tmp_path):
+    out, _ = moved
+    again = tmp_path / "again.pt"
+    transfer_policy(SOURCE, "bazar-app", again)
+    a, b = (torch.load(p, map_location="cpu", weights_only=True)["policy"] for p in (out, again))
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def test_bad_inputs_raise_clear_errors(tmp_path):
     with pytest.raises(ConfigError, match="4-player 'bazar' and 2-player 'duel'"):
         transfer_policy(SOURCE, "duel", tmp_path / "x.pt")
     with pytest.raises(ConfigError, match="already a 'bazar' policy"):
         transfer_policy(SOURCE, "bazar", tmp_path / "x.pt")
     with pytest.raises(FileNotFoundError, match="no policy file"):
         transfer_policy(tmp_path / "missing.pt", "bazar-app", tmp_path / "x.pt")
+    with pytest.raises(ConfigError, match="is a directory"):
+        transfer_policy(SOURCE, "bazar-app", tmp_path)
+    data = torch.load(SOURCE, map_location="cpu", weights_only=True)
+    del data["obs_dim"]
+    torch.save(data, tmp_path / "old.pt")
+    with pytest.raises(ConfigError, match="do not fit preset 'bazar'"):
+        transfer_policy(tmp_path / "old.pt", "bazar-app", tmp_path / "x.pt")
     assert not (tmp_path / "x.pt").exists()
 
 
@@ -106,8 +194,9 @@ def test_script_reports_and_refuses(tmp_path):
     ok = subprocess.run([*script, "--preset", "belote", "--out", str(tmp_path / "b.pt")],
                         capture_output=True, text=True, check=False)
     assert ok.returncode == 0, ok.stderr
-    assert "of 414 input features" in ok.stdout and (tmp_path / "b.pt").is_file()
+    assert "373 of 414 input features and 35 of 71 actions" in ok.stdout
     load_policy(tmp_path / "b.pt", "belote")                     # loads as a belote policy
-    bad = subprocess.run([*script, "--preset", "nope", "--out", str(tmp_path / "n.pt")],
-                         capture_output=True, text=True, check=False)
-    assert bad.returncode == 2 and "unknown preset 'nope'" in bad.stderr and "Traceback" not in bad.stderr
+    for args, says in ((["--preset", "nope"], "unknown preset 'nope'"), (["--preset", "bazar-app"], "is a directory")):
+        out = tmp_path if "bazar-app" in args else tmp_path / "n.pt"
+        bad = subprocess.run([*script, *args, "--out", str(out)], capture_output=True, text=True, check=False)
+        assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr
