@@ -176,6 +176,55 @@ def test_from_init_clones_on_top_of_the_init_policys_weights(rules_file, tmp_pat
                            "pretrain.from_init=true"])
 
 
+def test_disagreements_only_and_kl_coef_keep_the_start(rules_file, tmp_path):
+    """pretrain.disagreements_only: decisions the start already plays get no cross-entropy, so on a
+    file of the start's own play the actor does not move; pretrain.kl_coef keeps the clone nearer
+    its start (KL on the file's decisions) than plain cloning from the same start and seed."""
+    net = ["network.critic=privileged"]
+    build_trainer(load_config(TINY, ["total_steps=200", "seed=7", *net]), tmp_path / "start").train()
+    start_file = tmp_path / "start" / "policy.pt"
+    own = tmp_path / "own.pkl"
+    assert _script().main(["--agent", str(start_file), "--deals", "6", "--chunk-deals", "3", "--workers", "1",
+                           "--out", str(own)]) == 0
+    start = make_agent(str(start_file), "bazar").policy
+    actor = [k for k in start.state_dict() if k.startswith(("actor", "policy_head"))]
+    base = [f"init_policy={start_file}", "pretrain.from_init=true", "total_steps=0", "pretrain.chunk_deals=6",
+            "pretrain.passes=2", "pretrain.batch_size=64", "pretrain.learning_rate=1e-3", *net]
+
+    def clone(name, data, agent, *extra):
+        trainer = build_trainer(load_config(TINY, [*base, f"pretrain.data={data}", f"pretrain.agent={agent}",
+                                                   *extra]), tmp_path / name)
+        trainer.train()
+        return trainer.policy
+
+    kept = clone("kept", own, start_file, "pretrain.disagreements_only=true")
+    moved = clone("moved", own, start_file)
+    assert all(torch.equal(kept.state_dict()[k], start.state_dict()[k]) for k in actor)
+    assert any(not torch.equal(moved.state_dict()[k], start.state_dict()[k]) for k in actor)
+
+    def kl_to_start(policy) -> float:
+        recs, _ = read_clone_data(rules_file)
+        total, n = 0.0, 0
+        with torch.no_grad():
+            for r in recs:
+                a = unpack_arrays(r)
+                obs, m = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"])
+                p0 = torch.log_softmax(start.logits(obs).masked_fill(~m, -1e9), -1)
+                p1 = torch.log_softmax(policy.logits(obs).masked_fill(~m, -1e9), -1)
+                total += float(torch.where(m, p0.exp() * (p0 - p1), 0.0).sum())
+                n += len(obs)
+        return total / n
+
+    plain = kl_to_start(clone("plain", rules_file, "rules"))
+    near = kl_to_start(clone("near", rules_file, "rules", "pretrain.kl_coef=5"))
+    assert 0 < near < 0.5 * plain, (near, plain)
+    for bad in ("pretrain.kl_coef=1", "pretrain.disagreements_only=true"):
+        with pytest.raises(ConfigError, match=r"need pretrain\.from_init=true"):
+            load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}", "pretrain.agent=rules", bad])
+    with pytest.raises(ConfigError, match=r"pretrain\.kl_coef must be >= 0 and finite, got -1\.0"):
+        load_config(TINY, [*base, f"pretrain.data={rules_file}", "pretrain.agent=rules", "pretrain.kl_coef=-1"])
+
+
 def test_cloning_data_that_does_not_fit_the_run_is_refused(rules_file, tmp_path):
     # refused when the trainer is built, before anything is trained or written
     with pytest.raises(ConfigError, match=r"built with agent='rules', this run has agent='rules-medium'"):

@@ -244,6 +244,15 @@ class PretrainConfig:
     play (a search agent's, say) into a trained policy. Without it ``init_policy`` and cloning
     together are refused, so that a config's warm start never silently overwrites the file's
     weights; with it, a missing ``init_policy`` or cloning source raises ConfigError."""
+    kl_coef: float = 0.0
+    """Weight of a penalty KL(start || current) between the actor's action distributions, per
+    decision, where start is the actor's weights when the cloning begins (``init_policy``'s, with
+    ``from_init``): it keeps the play the file does not teach, near ties included
+    (docs/training.md, "Distilling the light search"). 0: none. Needs ``from_init``."""
+    disagreements_only: bool = False
+    """Apply the cross-entropy only on the decisions where the starting actor's greedy action is
+    not the recorded one; the others still count in the ``kl_coef`` term. The loss is averaged
+    over the whole minibatch, so that ``kl_coef`` keeps its scale. Needs ``from_init``."""
 
     @property
     def enabled(self) -> bool:
@@ -257,6 +266,11 @@ class PretrainConfig:
                               "trained on once; raise pretrain.deals instead")
         if self.value_coef < 0 or self.critic_warmup_updates < 0:
             raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
+        if not 0.0 <= self.kl_coef < float("inf"):
+            raise ConfigError(f"pretrain.kl_coef must be >= 0 and finite, got {self.kl_coef!r}")
+        if (self.kl_coef > 0 or self.disagreements_only) and not self.from_init:
+            raise ConfigError("pretrain.kl_coef > 0 and pretrain.disagreements_only=true compare with the starting "
+                              "weights: they need pretrain.from_init=true (and init_policy)")
 
 
 @dataclass(frozen=True)

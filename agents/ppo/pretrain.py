@@ -10,11 +10,15 @@ the critic the squared error to the reward. Data is collected and trained on in 
 
 With ``PretrainConfig.data`` the decisions come from a cloning-data file built in parallel by
 ``scripts/clone_data.py`` (agents/ppo/clone_data.py) instead, read in groups of about
-``chunk_deals`` deals, ``passes`` times over.
+``chunk_deals`` deals, ``passes`` times over. Cloning on top of a trained policy
+(``from_init``) can keep it near its start: ``kl_coef`` adds KL(start || current) per decision,
+and ``disagreements_only`` keeps the cross-entropy only where the start's greedy action is not the
+recorded one.
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import time
@@ -167,7 +171,8 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     about ``cfg.chunk_deals`` deals, ``cfg.passes`` times over); returns the final chunk's metrics
     (``bc_loss``, ``bc_accuracy`` on the chunk before this pass trained on it, so with ``passes`` > 1
     on decisions seen in earlier passes, ``bc_value_loss``, ``bc_samples``: decisions, each counted
-    once, ``bc_seconds``).
+    once, ``bc_seconds``; ``bc_kl``, the mean KL(start || current) in nats per decision, when
+    ``cfg.kl_coef`` > 0 or ``cfg.disagreements_only``).
 
     Raises:
         ConfigError: no ``agent_factory`` when the deals are played here.
@@ -176,6 +181,10 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     """
     t0 = time.perf_counter()
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    reference = None  # the network as the cloning begins: what kl_coef and disagreements_only compare with
+    if cfg.kl_coef > 0 or cfg.disagreements_only:
+        reference = copy.deepcopy(policy).eval()
+        reference.requires_grad_(False)
     chunks = max(1, math.ceil(cfg.deals / cfg.chunk_deals))
     total = 0
     metrics: dict[str, float] = {}
@@ -202,7 +211,12 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
         with torch.no_grad():
             logits = policy.logits(obs)
             acc = float((MaskedCategorical(logits, masks).mode() == acts).float().mean())
-        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0}
+            ref = MaskedCategorical(reference.logits(obs), masks) if reference is not None else None
+            ref_p, ref_logp = (ref.probs, ref.log_probs) if ref is not None else (None, None)
+            weight = torch.ones_like(acts, dtype=torch.float32)
+            if cfg.disagreements_only:
+                weight = (ref.mode() != acts).float()
+        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, **({"bc_kl": 0.0} if ref is not None else {})}
         count = 0
         for _ in range(cfg.epochs):
             perm = torch.from_numpy(rng.permutation(T)).to(device)
@@ -210,9 +224,14 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 idx = perm[start:start + cfg.batch_size]
                 logp, _, value = policy.policy_terms(obs[idx], masks[idx], acts[idx],
                                                      None if priv is None else priv[idx])
-                loss_pi = -logp.mean()
+                loss_pi = -(logp * weight[idx]).mean()
                 loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
                 loss = loss_pi + cfg.value_coef * loss_v
+                if ref is not None:
+                    cur = MaskedCategorical(policy.logits(obs[idx]), masks[idx])
+                    kl = torch.where(masks[idx], ref_p[idx] * (ref_logp[idx] - cur.log_probs), 0.0).sum(-1).mean()
+                    loss = loss + cfg.kl_coef * kl
+                    sums["bc_kl"] += float(kl.detach())
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
@@ -222,8 +241,9 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 count += 1
         metrics = {k: v / max(count, 1) for k, v in sums.items()}
         metrics["bc_accuracy"] = acc
-        log.info("pretrain pass %d/%d chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f",
-                 step // chunks + 1, passes, c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"])
+        log.info("pretrain pass %d/%d chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f%s",
+                 step // chunks + 1, passes, c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"],
+                 f", KL to the start {metrics['bc_kl']:.4f}" if "bc_kl" in metrics else "")
     policy.eval()
     metrics["bc_samples"] = float(total)
     metrics["bc_seconds"] = time.perf_counter() - t0
