@@ -178,8 +178,9 @@ def test_from_init_clones_on_top_of_the_init_policys_weights(rules_file, tmp_pat
 
 def test_disagreements_only_and_kl_coef_keep_the_start(rules_file, tmp_path):
     """pretrain.disagreements_only: decisions the start already plays get no cross-entropy, so on a
-    file of the start's own play the actor does not move; pretrain.kl_coef keeps the clone nearer
-    its start (KL on the file's decisions) than plain cloning from the same start and seed."""
+    file of the start's own play the actor does not move, and on another agent's play it learns the
+    decisions the start gets wrong; pretrain.kl_coef keeps the clone nearer its start (KL on the
+    file's decisions) than plain cloning from the same start and seed."""
     net = ["network.critic=privileged"]
     build_trainer(load_config(TINY, ["total_steps=200", "seed=7", *net]), tmp_path / "start").train()
     start_file = tmp_path / "start" / "policy.pt"
@@ -218,6 +219,20 @@ def test_disagreements_only_and_kl_coef_keep_the_start(rules_file, tmp_path):
     plain = kl_to_start(clone("plain", rules_file, "rules"))
     near = kl_to_start(clone("near", rules_file, "rules", "pretrain.kl_coef=5"))
     assert 0 < near < 0.5 * plain, (near, plain)
+
+    # on rules' play the start disagrees often: there both keys together still teach the recorded action
+    both = clone("both", rules_file, "rules", "pretrain.disagreements_only=true", "pretrain.kl_coef=1")
+    gain, n = 0.0, 0
+    with torch.no_grad():
+        for r in read_clone_data(rules_file)[0]:
+            a = unpack_arrays(r)
+            obs, m, act = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"]), torch.from_numpy(a["actions"])
+            p0 = torch.log_softmax(start.logits(obs).masked_fill(~m, -1e9), -1)
+            p1 = torch.log_softmax(both.logits(obs).masked_fill(~m, -1e9), -1)
+            sel = p0.argmax(-1) != act
+            gain += float((p1 - p0).gather(1, act[:, None].long())[sel].sum())
+            n += int(sel.sum())
+    assert n > 0 and gain / n > 0.05, (n, gain)
     for bad in ("pretrain.kl_coef=1", "pretrain.disagreements_only=true"):
         with pytest.raises(ConfigError, match=r"need pretrain\.from_init=true"):
             load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}", "pretrain.agent=rules", bad])

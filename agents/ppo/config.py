@@ -245,14 +245,16 @@ class PretrainConfig:
     together are refused, so that a config's warm start never silently overwrites the file's
     weights; with it, a missing ``init_policy`` or cloning source raises ConfigError."""
     kl_coef: float = 0.0
-    """Weight of a penalty KL(start || current) between the actor's action distributions, per
-    decision, where start is the actor's weights when the cloning begins (``init_policy``'s, with
-    ``from_init``): it keeps the play the file does not teach, near ties included
-    (docs/training.md, "Distilling the light search"). 0: none. Needs ``from_init``."""
+    """Weight of a penalty KL(start || current) between the actor's action distributions, in nats
+    per decision, where start is the network when the cloning begins (``init_policy``'s weights,
+    with ``from_init``): it pulls the actor's distributions toward the start's on every decision
+    (docs/training.md, "Distilling the light search"). 0: none. ConfigError if negative or not
+    finite, or if set without ``from_init``."""
     disagreements_only: bool = False
-    """Apply the cross-entropy only on the decisions where the starting actor's greedy action is
-    not the recorded one; the others still count in the ``kl_coef`` term. The loss is averaged
-    over the whole minibatch, so that ``kl_coef`` keeps its scale. Needs ``from_init``."""
+    """Apply the cross-entropy only on the decisions where the start's greedy action is not the
+    recorded one; the others count only in the ``kl_coef`` term. The loss is averaged over the
+    whole minibatch, so that ``kl_coef`` keeps its scale. With ``network.shared_trunk`` the
+    critic's loss still moves the actor's trunk. ConfigError if set without ``from_init``."""
 
     @property
     def enabled(self) -> bool:

@@ -171,8 +171,11 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     about ``cfg.chunk_deals`` deals, ``cfg.passes`` times over); returns the final chunk's metrics
     (``bc_loss``, ``bc_accuracy`` on the chunk before this pass trained on it, so with ``passes`` > 1
     on decisions seen in earlier passes, ``bc_value_loss``, ``bc_samples``: decisions, each counted
-    once, ``bc_seconds``; ``bc_kl``, the mean KL(start || current) in nats per decision, when
-    ``cfg.kl_coef`` > 0 or ``cfg.disagreements_only``).
+    once, ``bc_seconds``). With ``cfg.kl_coef`` > 0 or ``cfg.disagreements_only`` also ``bc_kl``,
+    KL(start || current) in nats per decision averaged over the chunk's minibatches (each measured
+    before its step), and ``bc_disagreements``, the fraction of the chunk's decisions on which the
+    start's greedy action is not the recorded one. Under ``disagreements_only``, ``bc_loss`` is
+    the cross-entropy averaged over all the minibatch's decisions, the agreeing ones counting 0.
 
     Raises:
         ConfigError: no ``agent_factory`` when the deals are played here.
@@ -211,12 +214,15 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
         with torch.no_grad():
             logits = policy.logits(obs)
             acc = float((MaskedCategorical(logits, masks).mode() == acts).float().mean())
-            ref = MaskedCategorical(reference.logits(obs), masks) if reference is not None else None
-            ref_p, ref_logp = (ref.probs, ref.log_probs) if ref is not None else (None, None)
             weight = torch.ones_like(acts, dtype=torch.float32)
-            if cfg.disagreements_only:
-                weight = (ref.mode() != acts).float()
-        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, **({"bc_kl": 0.0} if ref is not None else {})}
+            ref_logp = None  # float32[T, A]: the start's log-probabilities (only these are kept)
+            if reference is not None:
+                ref = MaskedCategorical(reference.logits(obs), masks)
+                ref_logp, disagree = ref.log_probs, (ref.mode() != acts).float()
+                del ref
+                if cfg.disagreements_only:
+                    weight = disagree
+        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, **({"bc_kl": 0.0} if ref_logp is not None else {})}
         count = 0
         for _ in range(cfg.epochs):
             perm = torch.from_numpy(rng.permutation(T)).to(device)
@@ -227,10 +233,13 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 loss_pi = -(logp * weight[idx]).mean()
                 loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
                 loss = loss_pi + cfg.value_coef * loss_v
-                if ref is not None:
-                    cur = MaskedCategorical(policy.logits(obs[idx]), masks[idx])
-                    kl = torch.where(masks[idx], ref_p[idx] * (ref_logp[idx] - cur.log_probs), 0.0).sum(-1).mean()
-                    loss = loss + cfg.kl_coef * kl
+                if ref_logp is not None:  # KL(start || current), nats per decision; a gradient only with kl_coef > 0
+                    with torch.set_grad_enabled(cfg.kl_coef > 0):
+                        cur = MaskedCategorical(policy.logits(obs[idx]), masks[idx])
+                        lp = ref_logp[idx]
+                        kl = torch.where(masks[idx], lp.exp() * (lp - cur.log_probs), 0.0).sum(-1).mean()
+                    if cfg.kl_coef > 0:
+                        loss = loss + cfg.kl_coef * kl
                     sums["bc_kl"] += float(kl.detach())
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -241,9 +250,12 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 count += 1
         metrics = {k: v / max(count, 1) for k, v in sums.items()}
         metrics["bc_accuracy"] = acc
+        if ref_logp is not None:
+            metrics["bc_disagreements"] = float(disagree.mean())
         log.info("pretrain pass %d/%d chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f%s",
                  step // chunks + 1, passes, c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"],
-                 f", KL to the start {metrics['bc_kl']:.4f}" if "bc_kl" in metrics else "")
+                 f", KL to the start {metrics['bc_kl']:.4f}, start disagrees on {metrics['bc_disagreements']:.3f}"
+                 if "bc_kl" in metrics else "")
     policy.eval()
     metrics["bc_samples"] = float(total)
     metrics["bc_seconds"] = time.perf_counter() - t0
