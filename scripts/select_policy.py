@@ -14,7 +14,8 @@ best to ``agents/data/ppo_<preset>.pt``
 
 ``--mixed`` also plays every candidate in the mixed-partnership mode (the candidate and an
 ``--vs`` partner against two ``--vs``, docs/evaluation.md) and ranks by the mean of the two
-scores; ``--also FILE`` adds policy files from elsewhere (the policy a fine-tuning run
+scores. Each row also gives the board and duplicate match win rates (``match_win_rate`` over
+``matches``, docs/evaluation.md); ``--also FILE`` adds policy files from elsewhere (the policy a fine-tuning run
 started from, so that the run ships only what beats its start).
 """
 
@@ -100,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
                       mixed=mixed, progress=False)["rows"][0]
             key = "mixed_" if mixed else ""
             row.update({f"{key}mean": rep["mean_board_score"], f"{key}ci95": rep["ci95"],
-                        f"{key}board_win_rate": rep["board_win_rate"]})
+                        f"{key}board_win_rate": rep["board_win_rate"],
+                        f"{key}match_win_rate": rep["match_win_rate"], f"{key}matches": rep["matches"]})
             print(f"{f.name:>26}  {rep['mean_board_score']:+.2f} [{rep['ci95'][0]:+.2f}, {rep['ci95'][1]:+.2f}] "
                   f"{unit} vs {args.vs}{' (mixed)' if mixed else ''}", file=sys.stderr, flush=True)
         row["rank_score"] = (row["mean"] + row["mixed_mean"]) / 2 if args.mixed else row["mean"]

@@ -42,6 +42,8 @@ def test_ranks_kept_policies_and_extra_files_in_both_modes(tiny_run, tmp_path, c
     assert names[-1] == "start.pt" and "policy.pt" in names and len(names) == 3
     for r in out["rows"]:
         assert r["rank_score"] == pytest.approx((r["mean"] + r["mixed_mean"]) / 2)
+        for key in ("", "mixed_"):  # 3 boards of 4 players make no whole match (docs/evaluation.md)
+            assert 0.0 <= r[f"{key}board_win_rate"] <= 1.0 and r[f"{key}matches"] >= 0
     assert out["best"] == max(out["rows"], key=lambda r: r["rank_score"])["policy"] and out["mixed"]
     assert (tiny_run / "policy_selected.pt").read_bytes() == Path(out["best"]).read_bytes()
 
