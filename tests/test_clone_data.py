@@ -25,6 +25,7 @@ from agents.ppo.clone_data import (  # noqa: E402
     unpack_arrays,
 )
 from agents.ppo.config import load_config  # noqa: E402
+from agents.ppo.distributions import MaskedCategorical  # noqa: E402
 from agents.ppo.rollout import OpponentPool, RolloutCollector, make_encoder  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
@@ -203,36 +204,28 @@ def test_disagreements_only_and_kl_coef_keep_the_start(rules_file, tmp_path):
     assert all(torch.equal(kept.state_dict()[k], start.state_dict()[k]) for k in actor)
     assert any(not torch.equal(moved.state_dict()[k], start.state_dict()[k]) for k in actor)
 
-    def kl_to_start(policy) -> float:
-        recs, _ = read_clone_data(rules_file)
-        total, n = 0.0, 0
+    def log_probs(policy):  # float32[N, A] over the decisions of rules_file, and their int64[N] actions
+        recs = [unpack_arrays(r) for r in read_clone_data(rules_file)[0]]
+        obs, masks = (torch.from_numpy(np.concatenate([a[k] for a in recs])) for k in ("obs", "masks"))
         with torch.no_grad():
-            for r in recs:
-                a = unpack_arrays(r)
-                obs, m = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"])
-                p0 = torch.log_softmax(start.logits(obs).masked_fill(~m, -1e9), -1)
-                p1 = torch.log_softmax(policy.logits(obs).masked_fill(~m, -1e9), -1)
-                total += float(torch.where(m, p0.exp() * (p0 - p1), 0.0).sum())
-                n += len(obs)
-        return total / n
+            lp = MaskedCategorical(policy.logits(obs), masks).log_probs
+        return lp, masks, torch.from_numpy(np.concatenate([a["actions"] for a in recs])).long()
+
+    p0, masks, acts = log_probs(start)
+
+    def kl_to_start(policy) -> float:
+        p1 = log_probs(policy)[0]
+        return float(torch.where(masks, p0.exp() * (p0 - p1), 0.0).sum(-1).mean())
 
     plain = kl_to_start(clone("plain", rules_file, "rules"))
     near = kl_to_start(clone("near", rules_file, "rules", "pretrain.kl_coef=5"))
     assert 0 < near < 0.5 * plain, (near, plain)
 
     # on rules' play the start disagrees often: there both keys together still teach the recorded action
-    both = clone("both", rules_file, "rules", "pretrain.disagreements_only=true", "pretrain.kl_coef=1")
-    gain, n = 0.0, 0
-    with torch.no_grad():
-        for r in read_clone_data(rules_file)[0]:
-            a = unpack_arrays(r)
-            obs, m, act = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"]), torch.from_numpy(a["actions"])
-            p0 = torch.log_softmax(start.logits(obs).masked_fill(~m, -1e9), -1)
-            p1 = torch.log_softmax(both.logits(obs).masked_fill(~m, -1e9), -1)
-            sel = p0.argmax(-1) != act
-            gain += float((p1 - p0).gather(1, act[:, None].long())[sel].sum())
-            n += int(sel.sum())
-    assert n > 0 and gain / n > 0.05, (n, gain)
+    p1 = log_probs(clone("both", rules_file, "rules", "pretrain.disagreements_only=true", "pretrain.kl_coef=1"))[0]
+    wrong = p0.argmax(-1) != acts
+    gain = (p1 - p0).gather(1, acts[:, None])[:, 0][wrong]
+    assert len(gain) > 0 and float(gain.mean()) > 0.05, gain
     for bad in ("pretrain.kl_coef=1", "pretrain.disagreements_only=true"):
         with pytest.raises(ConfigError, match=r"need pretrain\.from_init=true"):
             load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}", "pretrain.agent=rules", bad])

@@ -228,19 +228,21 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
             perm = torch.from_numpy(rng.permutation(T)).to(device)
             for start in range(0, T, cfg.batch_size):
                 idx = perm[start:start + cfg.batch_size]
-                logp, _, value = policy.policy_terms(obs[idx], masks[idx], acts[idx],
-                                                     None if priv is None else priv[idx])
+                priv_b = None if priv is None else priv[idx]
+                if ref_logp is None:
+                    logp, _, value = policy.policy_terms(obs[idx], masks[idx], acts[idx], priv_b)
+                else:  # one forward gives the whole distribution, for the KL, and the recorded action's term
+                    logits_b, value = policy(obs[idx], priv_b)
+                    cur = MaskedCategorical(logits_b, masks[idx])
+                    logp = cur.log_prob(acts[idx])
+                    lp = ref_logp[idx]
+                    kl = torch.where(masks[idx], lp.exp() * (lp - cur.log_probs), 0.0).sum(-1).mean()
+                    sums["bc_kl"] += float(kl.detach())
                 loss_pi = -(logp * weight[idx]).mean()
                 loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
                 loss = loss_pi + cfg.value_coef * loss_v
-                if ref_logp is not None:  # KL(start || current), nats per decision; a gradient only with kl_coef > 0
-                    with torch.set_grad_enabled(cfg.kl_coef > 0):
-                        cur = MaskedCategorical(policy.logits(obs[idx]), masks[idx])
-                        lp = ref_logp[idx]
-                        kl = torch.where(masks[idx], lp.exp() * (lp - cur.log_probs), 0.0).sum(-1).mean()
-                    if cfg.kl_coef > 0:
-                        loss = loss + cfg.kl_coef * kl
-                    sums["bc_kl"] += float(kl.detach())
+                if ref_logp is not None and cfg.kl_coef > 0:  # KL(start || current), nats per decision
+                    loss = loss + cfg.kl_coef * kl
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
