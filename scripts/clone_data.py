@@ -10,6 +10,8 @@ plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training c
     python scripts/clone_data.py --preset bazar --agent rules-medium --deals 20000 --workers 2 \\
         --out runs/clone_bazar_rules-medium.pkl
     python scripts/clone_data.py --info runs/clone_bazar_rules-medium.pkl [--json]
+    python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --dd-values --workers 2 \\
+        --out runs/dd_bazar_ppo.pkl      # with each legal card's double-dummy value (qvalues)
     python scripts/clone_data.py --agree runs/clone_bazar_rules-medium/policy.pt runs/heldout.pkl [--json]
 
 ``--agree POLICY FILE ...`` prints how often a policy file's greedy action is the recorded one,
@@ -56,6 +58,7 @@ def info(path: str) -> dict:
     if not recs:
         return {"file": path, "chunks": 0, "deals": 0, "samples": 0, "bytes": Path(path).stat().st_size}
     head = {k: recs[0][k] for k in ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")}
+    head["dd_values"] = bool(recs[0].get("dd_values", False))
     chunks = sorted(int(r["chunk"]) for r in recs)
     first_missing = 0
     have = set(chunks)
@@ -77,6 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--chunk-deals", type=positive_int, default=100, help="deals per task and per record")
     ap.add_argument("--obs-kind", default="observation", choices=tuple(KINDS),
                     help="observation kind of the network that will learn from the file")
+    ap.add_argument("--dd-values", action="store_true",
+                    help="also record every legal card's exact double-dummy value on the real hands at each card "
+                         "decision (qvalues, for pretrain.q_temperature; costs a solve per card decision)")
     add_dataset_options(ap, "chunks", "runs/clone_bazar_rules-medium.pkl")
     ap.add_argument("--agree", metavar="POLICY", help="with FILEs after it: how often this policy file's greedy "
                     "action is the recorded one")
@@ -133,7 +139,8 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 if not r["chunks"]:
                     print(f"{r['file']}: no finished chunk")
                     continue
-                print(f"{r['file']}: {r['preset']}, {r['agent']} in every seat, seed {r['seed']}, {r['obs_kind']}; "
+                print(f"{r['file']}: {r['preset']}, {r['agent']} in every seat, seed {r['seed']}, {r['obs_kind']}"
+                      f"{', double-dummy card values' if r['dd_values'] else ''}; "
                       f"{r['chunks']} chunks of {r['chunk_deals']} deals (chunks 0..{r['first_missing_chunk'] - 1} "
                       f"complete), {r['deals']} deals, {r['samples']} decisions, {r['bytes'] / 1e6:.1f} MB, "
                       f"{r['cpu_seconds']:.0f} CPU s ({r['cpu_seconds_per_deal'] * 1000:.0f} ms a deal)")
@@ -156,7 +163,9 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             for r in rows:
                 print(f"{r['file']}: {r['policy']} takes the recorded action in {r['all']:.3f} of "
                       f"{int(r['n_all'])} decisions (auction {r['auction']:.3f} of {int(r['n_auction'])}, "
-                      f"play {r['play']:.3f} of {int(r['n_play'])})")
+                      f"play {r['play']:.3f} of {int(r['n_play'])})"
+                      + (f"; double-dummy regret of its greedy card {r['dd_regret']:.3f} table points, above "
+                         f"zero on {r['dd_suboptimal']:.3f} of {int(r['n_cards'])} cards" if "dd_regret" in r else ""))
         return 0
     if args.deals is None or args.out is None:
         ap.error("--deals and --out are required (or --info FILE ...)")
@@ -164,7 +173,7 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         ap.error(f"--deadline must be a positive number of seconds, got {args.deadline}")
     cfg = make_rules(args.preset)
     make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
-    job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind)
+    job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values)
     f, done = open_clone_data(args.out, job)
     chunks = -(-args.deals // args.chunk_deals)
     todo = [i for i in range(chunks) if i not in done]

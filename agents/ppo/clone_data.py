@@ -33,11 +33,20 @@ key                 meaning
                     other side's, **table points, unscaled**), ``privileged uint8[T, P]``
                     (every hand, for a privileged critic; ``blot_env.observation.privileged_size``),
                     ``deal int32[T]`` (the decision's deal in the chunk, 0..deals-1; files written
-                    before it existed lack it, and are read all the same)
+                    before it existed lack it, and are read all the same), and in a file built
+                    with ``dd_values`` ``qvalues float32[T, A]``: at each card to play (no
+                    declaration step pending) every legal card's exact double-dummy value on
+                    the deal's real hands, the acting seat's side's score minus the other's,
+                    **table points, unscaled**; NaN for illegal actions and other decisions
+                    (:func:`agents.ppo.pretrain.collect_demonstrations`)
+``dd_values``       whether the records hold ``qvalues`` (absent in files written before the
+                    key existed: false)
 ==================  ================================================================
 
 A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
-11 CPU seconds; its record is about 350 kB (docs/training.md, "Cloning data (dataset)").
+11 CPU seconds; its record is about 350 kB (docs/training.md, "Cloning data (dataset)"). The
+double-dummy values are the costly part of a ``dd_values`` file (docs/training.md, "Double-dummy
+card values").
 """
 
 from __future__ import annotations
@@ -58,8 +67,12 @@ from blot_env.rules_config import RulesConfig
 KIND = "blot-clone-data"
 FORMAT = 1
 ARRAYS = ("obs", "masks", "actions", "returns", "privileged", "deal")
-HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")
-"""The keys every record of one file shares."""
+HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions", "dd_values")
+"""The keys every record of one file shares (``dd_values`` read as false where absent)."""
+
+
+def _header_value(rec: dict, key: str) -> Any:
+    return rec.get(key, False) if key == "dd_values" else rec.get(key)
 
 
 class CloneDataError(ConfigError):
@@ -75,6 +88,8 @@ class CloneJob:
     seed: int
     chunk_deals: int
     obs_kind: str = "observation"
+    dd_values: bool = False
+    """Also record every legal card's double-dummy value (``qvalues``, module docstring)."""
 
     def header(self) -> dict[str, Any]:
         """The :data:`HEADER_KEYS` values of this job's records."""
@@ -84,7 +99,7 @@ class CloneJob:
 
         return {"preset": self.cfg.preset, "agent": self.agent, "seed": self.seed, "obs_kind": self.obs_kind,
                 "obs_size": make_encoder(self.cfg, self.obs_kind).size,
-                "num_actions": layout_for(self.cfg).num_actions}
+                "num_actions": layout_for(self.cfg).num_actions, "dd_values": self.dd_values}
 
 
 def _pack(a: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
@@ -112,9 +127,11 @@ def build_chunk(job: CloneJob, chunk: int, num_envs: int = 32) -> dict[str, Any]
     encoder = make_encoder(job.cfg, job.obs_kind)
     rng = np.random.default_rng([job.seed, chunk])
     data = collect_demonstrations(job.cfg, encoder, job.agent, job.chunk_deals, min(num_envs, job.chunk_deals), rng,
-                                  reward_scale=1.0, seed=chunk, agent_factory=make_agent, privileged=True)
+                                  reward_scale=1.0, seed=chunk, agent_factory=make_agent, privileged=True,
+                                  dd_values=job.dd_values)
+    names = ARRAYS + (("qvalues",) if job.dd_values else ())
     rec = {"kind": KIND, "format": FORMAT, **job.header(), "chunk": int(chunk), "deals": int(job.chunk_deals),
-           "samples": len(data["actions"]), "arrays": {k: _pack(data[k]) for k in ARRAYS}}
+           "samples": len(data["actions"]), "arrays": {k: _pack(data[k]) for k in names}}
     rec["cpu_seconds"] = time.process_time() - t0
     return rec
 
@@ -152,7 +169,7 @@ def read_clone_data(path: str | Path) -> tuple[list[dict], int]:
                 raise CloneDataError(f"{p}: record {len(out)} has format {rec.get('format')!r}; this version reads "
                                      f"format {FORMAT}")
             if out:
-                diff = [k for k in HEADER_KEYS if rec.get(k) != out[0].get(k)]
+                diff = [k for k in HEADER_KEYS if _header_value(rec, k) != _header_value(out[0], k)]
                 if diff:
                     raise CloneDataError(f"{p}: record {len(out)} differs from record 0 in {', '.join(diff)}")
             out.append(rec)
@@ -181,9 +198,9 @@ def open_clone_data(path: str | Path, job: CloneJob) -> tuple[BinaryIO, set[int]
         if recs:
             want = {**job.header(), "deals": job.chunk_deals}
             for k, v in want.items():
-                if recs[0].get(k) != v:
-                    raise CloneDataError(f"{p} holds chunks with {k}={recs[0].get(k)!r}, this run asks {k}={v!r}: "
-                                         "choose another output file")
+                if _header_value(recs[0], k) != v:
+                    raise CloneDataError(f"{p} holds chunks with {k}={_header_value(recs[0], k)!r}, this run asks "
+                                         f"{k}={v!r}: choose another output file")
         if good < p.stat().st_size:
             with open(p, "r+b") as f:
                 f.truncate(good)
@@ -218,8 +235,10 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
     (``bool[N]``, ``policy``'s greedy action is the recorded one), ``auction`` (``bool[N]``, an
     auction call), ``actions`` (``int64[N]``, the recorded action ids) and ``deal`` (``int64[N]``,
     the decision's deal, ``chunk * deals + deal in the chunk``; ``None`` when a record predates
-    the ``deal`` array), plus the file's ``header`` (its first record's :data:`HEADER_KEYS` and
-    the chunk numbers).
+    the ``deal`` array), ``dd_regret`` (``float32[N]``, in a ``dd_values`` file: the best legal
+    card's double-dummy value minus that of the greedy action, table points, NaN off the card
+    decisions; else ``None``), plus the file's ``header`` (its first record's :data:`HEADER_KEYS`
+    and the chunk numbers).
 
     Raises:
         CloneDataError: see :func:`read_clone_data`; no finished chunk; a file of another
@@ -241,20 +260,27 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
                              f"policy reads {policy.obs_dim}")
     device = next(policy.parameters()).device
     auction_stop = action_groups(layout_for(make_rules(recs[0]["preset"])))[0][1]
-    hit, auction, actions, deal = [], [], [], []
+    hit, auction, actions, deal, regret = [], [], [], [], []
     for r in recs:
         a = unpack_arrays(r)
         with torch.no_grad():
             act, _, _ = policy.act(torch.from_numpy(a["obs"]).to(device), torch.from_numpy(a["masks"]).to(device),
                                    greedy=True, with_value=False)
-        hit.append(act.cpu().numpy() == a["actions"])
+        act = act.cpu().numpy()
+        hit.append(act == a["actions"])
+        if "qvalues" in a:
+            q = np.where(a["masks"], a["qvalues"], np.nan)
+            picked = q[np.arange(len(act)), act]
+            with np.errstate(all="ignore"):
+                regret.append(np.nanmax(np.where(np.isnan(q).all(1, keepdims=True), 0.0, q), axis=1) - picked)
         auction.append(a["actions"] < auction_stop)
         actions.append(np.asarray(a["actions"], dtype=np.int64))
         deal.append(int(r["chunk"]) * int(r["deals"]) + a["deal"].astype(np.int64) if "deal" in a else None)
-    header = {k: recs[0][k] for k in HEADER_KEYS}
+    header = {k: _header_value(recs[0], k) for k in HEADER_KEYS}
     header["chunks"] = [int(r["chunk"]) for r in recs]
     return {"hit": np.concatenate(hit), "auction": np.concatenate(auction), "actions": np.concatenate(actions),
-            "deal": None if any(d is None for d in deal) else np.concatenate(deal), "header": header}
+            "deal": None if any(d is None for d in deal) else np.concatenate(deal), "header": header,
+            "dd_regret": np.concatenate(regret) if len(regret) == len(recs) else None}
 
 
 def _groups(auction: np.ndarray) -> dict[str, np.ndarray]:
@@ -266,7 +292,10 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
     encoding) takes, greedily, the action recorded in the cloning-data file ``path``: the fraction
     over all decisions (``all``), over auction calls (``auction``) and over the rest
     (``play``: declarations and cards), with the decision counts (``n_all``, ...). A held-out
-    file (another ``--seed``) measures a clone on decisions it never trained on.
+    file (another ``--seed``) measures a clone on decisions it never trained on. In a
+    ``dd_values`` file also ``dd_regret``, the mean double-dummy loss of the greedy card against
+    the best legal card (table points), ``dd_suboptimal``, how often it is above zero, and
+    ``n_cards``, the card decisions that have values.
 
     Raises:
         CloneDataError: see :func:`decision_hits`.
@@ -281,6 +310,11 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
         n = int(sel.sum())
         rates[k] = float(d["hit"][sel].mean()) if n else float("nan")
         counts[f"n_{k}"] = float(n)
+    if d["dd_regret"] is not None:
+        r = d["dd_regret"][~np.isnan(d["dd_regret"])]
+        rates["dd_regret"] = float(r.mean()) if len(r) else float("nan")
+        rates["dd_suboptimal"] = float((r > 0).mean()) if len(r) else float("nan")
+        counts["n_cards"] = float(len(r))
     return {**rates, **counts}
 
 

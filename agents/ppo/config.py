@@ -255,6 +255,27 @@ class PretrainConfig:
     recorded one; the others count only in the ``kl_coef`` term. The loss is averaged over the
     whole minibatch, so that ``kl_coef`` keeps its scale. With ``network.shared_trunk`` the
     critic's loss still moves the actor's trunk. ConfigError if set without ``from_init``."""
+    q_temperature: float = 0.0
+    """Learn from the double-dummy card values of a file built with ``--dd-values``
+    (``qvalues``, agents/ppo/clone_data.py) instead of its recorded actions, in the way
+    ``q_objective`` names; ``q`` is in table points (raw points in belote) and
+    ``q_temperature`` in the same unit: smaller values follow the solver more, against the
+    pull toward the start (docs/training.md, "Double-dummy card values"). Decisions without
+    values (the auction, declarations) are pulled toward the start only. 0: off. ConfigError if
+    negative or not finite, or if set without ``from_init`` and ``data``; CloneDataError if the
+    file holds no ``qvalues``."""
+    q_from_trick: int = 0
+    """Use the double-dummy values only at the cards played after this many tricks are complete
+    (0: every card); earlier cards count as decisions without values. ConfigError if negative,
+    or (when the cloning starts) with an observation kind that has no ``trick_no`` feature."""
+    q_objective: str = "expected"
+    """How ``q_temperature`` uses the values. ``expected``: KL(start || current) less the current
+    policy's expected value of ``q`` (minus the start's) divided by ``q_temperature``; linear in
+    ``q``, so its average over the deals a view allows is the same loss on the values' average.
+    ``target``: the cross-entropy to the start's distribution reweighted by
+    ``exp(q / q_temperature)`` over the legal cards, a vote per deal: a card best by a little in
+    most of the deals a view allows can win over one a little worse there and far better in the
+    rest. ConfigError for another name."""
 
     @property
     def enabled(self) -> bool:
@@ -270,6 +291,16 @@ class PretrainConfig:
             raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
         if not 0.0 <= self.kl_coef < float("inf"):
             raise ConfigError(f"pretrain.kl_coef must be >= 0 and finite, got {self.kl_coef!r}")
+        if not 0.0 <= self.q_temperature < float("inf"):
+            raise ConfigError(f"pretrain.q_temperature must be >= 0 and finite, got {self.q_temperature!r}")
+        if self.q_temperature > 0 and not (self.from_init and self.data):
+            raise ConfigError("pretrain.q_temperature > 0 reweights the starting policy by a file's double-dummy card "
+                              "values: it needs pretrain.from_init=true (and init_policy) and pretrain.data (a file "
+                              "of scripts/clone_data.py --dd-values)")
+        if self.q_from_trick < 0:
+            raise ConfigError(f"pretrain.q_from_trick must be >= 0, got {self.q_from_trick!r}")
+        if self.q_objective not in ("target", "expected"):
+            raise ConfigError(f"pretrain.q_objective must be 'target' or 'expected', got {self.q_objective!r}")
         if (self.kl_coef > 0 or self.disagreements_only) and not self.from_init:
             raise ConfigError("pretrain.kl_coef > 0 and pretrain.disagreements_only=true compare with the starting "
                               "weights: they need pretrain.from_init=true (and init_policy)")

@@ -13,7 +13,9 @@ With ``PretrainConfig.data`` the decisions come from a cloning-data file built i
 ``chunk_deals`` deals, ``passes`` times over. Cloning on top of a trained policy
 (``from_init``) can keep it near its start: ``kl_coef`` adds KL(start || current) per decision,
 and ``disagreements_only`` keeps the cross-entropy only where the start's greedy action is not the
-recorded one.
+recorded one. With ``q_temperature`` the actor learns from a file's double-dummy card values
+instead (``q_objective``: the expected value under the current policy against a KL to the start,
+or a cross-entropy to the start reweighted by ``exp(q / q_temperature)``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from torch import nn
 from blot_env.errors import ConfigError
 from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig
+from blot_env.state import Phase
 
 from ..base import reset_agent
 from .config import PretrainConfig
@@ -43,13 +46,19 @@ log = logging.getLogger(__name__)
 
 def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, num_deals: int, num_envs: int,
                            rng: np.random.Generator, reward_scale: float, seed: int = 0,
-                           agent_factory: AgentFactory | None = None, privileged: bool = False
-                           ) -> dict[str, np.ndarray]:
+                           agent_factory: AgentFactory | None = None, privileged: bool = False,
+                           dd_values: bool = False) -> dict[str, np.ndarray]:
     """``num_deals`` deals of ``agent_name`` (built by ``agent_factory(name, rules, seed)``) in every
     seat: ``obs uint8[T, D]`` (numerators), ``masks bool[T, A]``, ``actions int64[T]``, ``returns
     float32[T]`` (scaled deal reward of the acting seat's side), ``deal int32[T]`` (the deal's
     number, 0..num_deals-1 in the order the deals began: the decisions of the deals played side
-    by side interleave) and, with ``privileged``, ``privileged uint8[T, P]``.
+    by side interleave), with ``privileged`` also ``privileged uint8[T, P]``, and with
+    ``dd_values`` also ``qvalues float32[T, A]``: at each card to play (play phase, no
+    declaration step pending) the exact double-dummy value of every legal card on the deal's
+    real hands (:func:`agents.search.solver.solve`: the acting seat's side's final score minus
+    the other side's under best play by all four seats from there, in the preset's score-sheet
+    units, unscaled: table points, raw points in belote; rules.md 2.5 for bazar), NaN for the
+    illegal actions and on every other decision.
 
     Raises:
         ConfigError: no ``agent_factory``.
@@ -59,7 +68,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
     agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
-    obs, masks, acts, seat_of, env_of, privs, deal_of = [], [], [], [], [], [], []
+    obs, masks, acts, seat_of, env_of, privs, deal_of, qvals = [], [], [], [], [], [], [], []
     returns: list[float] = []
     pending: dict[tuple[int, int], list[int]] = {}
     started = min(num_envs, num_deals)
@@ -76,6 +85,8 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         actions = np.zeros(num_envs, dtype=np.int64)
         for e in active:
             s = int(out.seat[e])
+            if dd_values and out.mask[e].sum() > 1:
+                qvals.append(_dd_row(vec.states[e], vec.num_actions))  # before act: an agent may not touch the state
             a = int(agents[e][s].act(vec.views[e], rng))
             actions[e] = a
             if out.mask[e].sum() > 1:
@@ -113,7 +124,22 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     }
     if privileged:
         data["privileged"] = np.stack(privs) if privs else np.zeros((0, privileged_size(n)), np.uint8)
+    if dd_values:
+        data["qvalues"] = np.stack(qvals) if qvals else np.zeros((0, A), np.float32)
     return data
+
+
+def _dd_row(state: Any, num_actions: int) -> np.ndarray:
+    """``float32[A]``: each legal card's exact double-dummy value for the mover's side (table
+    points) when ``state`` waits for a card with no declaration step pending; NaN elsewhere."""
+    from ..search.solver import solve
+
+    row = np.full(num_actions, np.nan, dtype=np.float32)
+    if state.phase == Phase.PLAY and not state.pending:
+        _, vals = solve(state)
+        for a, v in vals.items():
+            row[a] = v
+    return row
 
 
 def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privileged: bool) -> list[list[dict]]:
@@ -122,7 +148,8 @@ def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privilege
 
     Raises:
         CloneDataError: the file is missing, unreadable, or built for another preset, encoding,
-            action space or agent (agents/ppo/clone_data.py).
+            action space or agent (agents/ppo/clone_data.py), or holds no ``qvalues`` when
+            ``cfg.q_temperature`` asks for them.
     """
     from blot_env.actions import layout_for
 
@@ -147,10 +174,14 @@ def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privilege
                     cfg.data, deals, cfg.deals)
     if privileged and "privileged" not in recs[0]["arrays"]:
         raise CloneDataError(f"{cfg.data}: no privileged observations, which this run's privileged critic needs")
+    if cfg.q_temperature > 0 and "qvalues" not in recs[0]["arrays"]:
+        raise CloneDataError(f"{cfg.data}: no double-dummy card values (qvalues), which pretrain.q_temperature needs: "
+                             "build the file with scripts/clone_data.py --dd-values")
     return groups
 
 
-def _read_group(group: list[dict], reward_scale: float, privileged: bool) -> dict[str, np.ndarray]:
+def _read_group(group: list[dict], reward_scale: float, privileged: bool, qvalues: bool = False
+                ) -> dict[str, np.ndarray]:
     from .clone_data import unpack_arrays
 
     parts = [unpack_arrays(r) for r in group]
@@ -158,6 +189,8 @@ def _read_group(group: list[dict], reward_scale: float, privileged: bool) -> dic
         p.pop("deal", None)  # for analyses (clone_data.decision_hits), not for training
         if not privileged:
             p.pop("privileged", None)
+        if not qvalues:
+            p.pop("qvalues", None)
     data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
     data["returns"] = (data["returns"] * reward_scale).astype(np.float32)
     return data
@@ -176,6 +209,11 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     before its step), and ``bc_disagreements``, the fraction of the chunk's decisions on which the
     start's greedy action is not the recorded one. Under ``disagreements_only``, ``bc_loss`` is
     the cross-entropy averaged over all the minibatch's decisions, the agreeing ones counting 0.
+    With ``cfg.q_temperature`` > 0, ``bc_loss`` is the actor's loss of ``cfg.q_objective``
+    (``expected``: the KL less :func:`dd_gain` over the temperature; ``target``: the
+    cross-entropy to :func:`dd_target`), ``bc_kl`` is reported, and ``bc_dd_regret`` is the mean
+    double-dummy loss of the network's greedy card against the best card over the chunk's card
+    decisions (table points), before this pass trained on the chunk.
 
     Raises:
         ConfigError: no ``agent_factory`` when the deals are played here.
@@ -185,7 +223,7 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     t0 = time.perf_counter()
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
     reference = None  # the network as the cloning begins: what kl_coef and disagreements_only compare with
-    if cfg.kl_coef > 0 or cfg.disagreements_only:
+    if cfg.kl_coef > 0 or cfg.disagreements_only or cfg.q_temperature > 0:
         reference = copy.deepcopy(policy).eval()
         reference.requires_grad_(False)
     chunks = max(1, math.ceil(cfg.deals / cfg.chunk_deals))
@@ -193,13 +231,16 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     metrics: dict[str, float] = {}
     policy.train()
     groups = file_groups(cfg, rules, encoder, policy.privileged) if cfg.data else None
+    if cfg.q_from_trick > 0 and not hasattr(encoder, "o_trick_no"):
+        raise ConfigError(f"pretrain.q_from_trick needs the trick number among the inputs; observation kind "
+                          f"{encoder.kind!r} has none")
     if groups is not None:
         chunks = len(groups)
     passes = cfg.passes if groups is not None else 1
     for step in range(passes * chunks):
         c = step % chunks
         if groups is not None:
-            data = _read_group(groups[c], reward_scale, policy.privileged)
+            data = _read_group(groups[c], reward_scale, policy.privileged, cfg.q_temperature > 0)
         else:
             deals = min(cfg.chunk_deals, cfg.deals - c * cfg.chunk_deals)
             data = collect_demonstrations(rules, encoder, cfg.agent, deals, num_envs, rng, reward_scale, seed=c,
@@ -215,21 +256,28 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
             logits = policy.logits(obs)
             acc = float((MaskedCategorical(logits, masks).mode() == acts).float().mean())
             weight = torch.ones_like(acts, dtype=torch.float32)
-            ref_logp = None  # float32[T, A]: the start's log-probabilities (only these are kept)
+            ref_logp = disagree = None  # float32[T, A]: the start's log-probabilities (only these are kept)
             if reference is not None:
                 ref = MaskedCategorical(reference.logits(obs), masks)
                 ref_logp, disagree = ref.log_probs, (ref.mode() != acts).float()
                 del ref
                 if cfg.disagreements_only:
                     weight = disagree
-        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, **({"bc_kl": 0.0} if ref_logp is not None else {})}
+            q = None  # float32[T, A]: the double-dummy values (q_temperature), NaN where there are none
+            if cfg.q_temperature > 0:
+                q = torch.from_numpy(data["qvalues"]).to(device)
+                if cfg.q_from_trick > 0:  # keep the values from that trick on (tricks completed, one-hot in obs)
+                    tricks = obs[:, encoder.o_trick_no:encoder.o_trick_no + rules.num_tricks + 1].argmax(-1)
+                    q = torch.where((tricks >= cfg.q_from_trick)[:, None], q, float("nan"))
+                regret = dd_regret(logits, masks, q)
+        sums = {"bc_loss": 0.0, "bc_value_loss": 0.0, **({"bc_kl": 0.0} if reference is not None else {})}
         count = 0
         for _ in range(cfg.epochs):
             perm = torch.from_numpy(rng.permutation(T)).to(device)
             for start in range(0, T, cfg.batch_size):
                 idx = perm[start:start + cfg.batch_size]
                 priv_b = None if priv is None else priv[idx]
-                if ref_logp is None:
+                if reference is None:
                     logp, _, value = policy.policy_terms(obs[idx], masks[idx], acts[idx], priv_b)
                 else:  # one forward gives the whole distribution, for the KL, and the recorded action's term
                     logits_b, value = policy(obs[idx], priv_b)
@@ -238,10 +286,16 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                     lp = ref_logp[idx]
                     kl = torch.where(masks[idx], lp.exp() * (lp - cur.log_probs), 0.0).sum(-1).mean()
                     sums["bc_kl"] += float(kl.detach())
-                loss_pi = -(logp * weight[idx]).mean()
+                if q is not None and cfg.q_objective == "target":  # cross-entropy to the reweighted start
+                    target = dd_target(lp, masks[idx], q[idx], cfg.q_temperature)
+                    loss_pi = -torch.where(masks[idx], target * cur.log_probs, 0.0).sum(-1).mean()
+                elif q is not None:  # KL to the start less the expected gain in table points / temperature
+                    loss_pi = kl - dd_gain(cur.log_probs, lp, masks[idx], q[idx]) / cfg.q_temperature
+                else:
+                    loss_pi = -(logp * weight[idx]).mean()
                 loss_v = 0.5 * ((value - rets[idx]) ** 2).mean()
                 loss = loss_pi + cfg.value_coef * loss_v
-                if ref_logp is not None and cfg.kl_coef > 0:  # KL(start || current), nats per decision
+                if reference is not None and cfg.kl_coef > 0:  # KL(start || current), nats per decision
                     loss = loss + cfg.kl_coef * kl
                 opt.zero_grad(set_to_none=True)
                 loss.backward()
@@ -252,16 +306,56 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 count += 1
         metrics = {k: v / max(count, 1) for k, v in sums.items()}
         metrics["bc_accuracy"] = acc
-        if ref_logp is not None:
+        if disagree is not None:
             metrics["bc_disagreements"] = float(disagree.mean())
+        if q is not None:
+            metrics["bc_dd_regret"] = regret
         log.info("pretrain pass %d/%d chunk %d/%d: %d samples, accuracy before %.3f, loss %.3f, value loss %.3f%s",
                  step // chunks + 1, passes, c + 1, chunks, T, acc, metrics["bc_loss"], metrics["bc_value_loss"],
                  f", KL to the start {metrics['bc_kl']:.4f}, start disagrees on {metrics['bc_disagreements']:.3f}"
                  if "bc_kl" in metrics else "")
+        if q is not None:
+            log.info("  double-dummy regret of the greedy card before the chunk's training: %.3f table points", regret)
     policy.eval()
     metrics["bc_samples"] = float(total)
     metrics["bc_seconds"] = time.perf_counter() - t0
     return metrics
 
 
-__all__ = ["behaviour_clone", "collect_demonstrations", "file_groups"]
+def dd_target(ref_logp: torch.Tensor, masks: torch.Tensor, q: torch.Tensor, temperature: float) -> torch.Tensor:
+    """``float32[T, A]``: the start's distribution reweighted by ``exp(q / temperature)`` over the
+    legal actions, renormalised; rows without values (``q`` NaN on every legal action) keep the
+    start's distribution; zero on illegal actions.
+
+    Args:
+        ref_logp: ``float32[T, A]`` the start's log-probabilities (illegal entries are ignored).
+        masks: ``bool[T, A]`` legal actions.
+        q: ``float32[T, A]`` double-dummy values in table points (NaN where there are none).
+        temperature: table points; > 0.
+    """
+    bonus = torch.nan_to_num(q, nan=0.0) / temperature
+    z = torch.where(masks, ref_logp + bonus, float("-inf"))
+    return torch.where(masks, torch.softmax(z, dim=-1), 0.0)
+
+
+def dd_gain(logp: torch.Tensor, ref_logp: torch.Tensor, masks: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
+    """Mean over the rows of the expected double-dummy value under ``exp(logp)`` less that under
+    the start's ``exp(ref_logp)`` (table points, a scalar that carries ``logp``'s gradient); rows
+    without values (``q`` NaN) add 0. Shapes ``[T, A]``; ``masks`` bool, the others float32."""
+    has = masks & ~torch.isnan(q)
+    q0 = torch.where(has, q, 0.0)
+    return torch.where(has, (logp.exp() - ref_logp.exp()) * q0, 0.0).sum(-1).mean()
+
+
+def dd_regret(logits: torch.Tensor, masks: torch.Tensor, q: torch.Tensor) -> float:
+    """Mean double-dummy loss (table points) of the greedy legal action against the best one,
+    over the rows that have values (card decisions); NaN when there are none."""
+    rows = ~torch.isnan(torch.where(masks, q, float("nan"))).all(-1)
+    if not bool(rows.any()):
+        return float("nan")
+    qv = torch.where(masks[rows], torch.nan_to_num(q[rows], nan=float("-inf")), float("-inf"))
+    pick = torch.where(masks[rows], logits[rows], float("-inf")).argmax(-1)
+    return float((qv.max(-1).values - qv.gather(-1, pick.unsqueeze(-1)).squeeze(-1)).mean())
+
+
+__all__ = ["behaviour_clone", "collect_demonstrations", "dd_gain", "dd_regret", "dd_target", "file_groups"]
