@@ -4,6 +4,7 @@ from them (``pretrain.q_temperature``, agents/ppo/pretrain.py)."""
 from __future__ import annotations
 
 import itertools
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -18,7 +19,7 @@ from agents.ppo.clone_data import CloneDataError, agreement, read_clone_data, un
 from agents.ppo.config import load_config  # noqa: E402
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
 from agents.ppo.network import action_groups  # noqa: E402
-from agents.ppo.pretrain import dd_target  # noqa: E402
+from agents.ppo.pretrain import dd_gain, dd_target  # noqa: E402
 from agents.ppo.rollout import make_encoder  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
@@ -71,6 +72,36 @@ def test_dd_values_sit_on_the_legal_cards_and_agree_from_one_card_to_the_next(tm
             assert played == (best_next if same_side else -best_next), (d, i, j, played, best_next)
             chained += 1
     assert chained > 30
+
+
+def test_bazar_declaration_steps_get_no_values(tmp_path):
+    """bazar (declarations made by the players): a decision among declaration actions has no
+    values, a card decision has them on exactly its legal cards."""
+    path = tmp_path / "bazar.pkl"
+    assert _script().main(["--agent", "rules", "--deals", "6", "--chunk-deals", "3", "--workers", "1",
+                           "--dd-values", "--out", str(path)]) == 0
+    a = _arrays(path)
+    play = layout_for(make_rules("bazar")).blocks["PLAY"]
+    is_play = (np.arange(a["masks"].shape[1]) >= play.start) & (np.arange(a["masks"].shape[1]) < play.start + 32)
+    cards = (a["masks"] & is_play).any(1)
+    decl = (a["masks"] & ~is_play).any(1) & ~(a["actions"] < action_groups(layout_for(make_rules("bazar")))[0][1])
+    assert decl.sum() > 0 and cards.sum() > 50
+    assert np.isnan(a["qvalues"][decl]).all()
+    assert np.array_equal(~np.isnan(a["qvalues"][cards]), a["masks"][cards])
+
+
+def test_dd_gain_and_regret():
+    masks = torch.tensor([[True, True, False], [True, True, True]])
+    nan = float("nan")
+    q = torch.tensor([[1.0, 3.0, nan], [nan, nan, nan]])
+    start = torch.log(torch.tensor([[0.5, 0.5, 1e-9], [0.2, 0.3, 0.5]]))
+    cur = torch.log(torch.tensor([[0.25, 0.75, 1e-9], [0.6, 0.2, 0.2]]))
+    # row 0: (0.25 * 1 + 0.75 * 3) - (0.5 * 1 + 0.5 * 3) = 0.5; row 1 has no values: 0; mean 0.25
+    assert float(dd_gain(cur, start, masks, q)) == pytest.approx(0.25)
+    from agents.ppo.pretrain import dd_regret
+
+    assert dd_regret(torch.tensor([[2.0, 1.0, 9.0], [0.0, 0.0, 0.0]]), masks, q) == pytest.approx(2.0)  # 3 - 1
+    assert np.isnan(dd_regret(torch.zeros(2, 3), masks, torch.full((2, 3), nan)))
 
 
 def test_dd_target_reweights_the_start_by_the_values():
@@ -177,8 +208,31 @@ def test_q_temperature_needs_a_start_and_values(tmp_path):
                              "network.critic=privileged"])
     with pytest.raises(CloneDataError, match=r"no double-dummy card values \(qvalues\).* --dd-values"):
         build_trainer(cfg, tmp_path / "run")
-    # a file with values refuses chunks without them, and the reverse
-    with pytest.raises(CloneDataError, match=r"holds chunks with dd_values=False, this run asks dd_values=True"):
-        from agents.ppo.clone_data import CloneJob, open_clone_data
+    # a file without values refuses chunks with them, and the reverse
+    from agents.ppo.clone_data import CloneJob, open_clone_data
 
+    with pytest.raises(CloneDataError, match=r"holds chunks with dd_values=False, this run asks dd_values=True"):
         open_clone_data(rules_file, CloneJob(make_rules("bazar"), "rules", 0, 2, dd_values=True))
+    dd_file = tmp_path / "dd.pkl"
+    assert _script().main(["--agent", "rules", "--deals", "2", "--chunk-deals", "2", "--workers", "1",
+                           "--dd-values", "--out", str(dd_file)]) == 0
+    with pytest.raises(CloneDataError, match=r"holds chunks with dd_values=True, this run asks dd_values=False"):
+        open_clone_data(dd_file, CloneJob(make_rules("bazar"), "rules", 0, 2))
+    # a file written before the key existed reads as one without values, and resumes
+    recs = read_clone_data(rules_file)[0]
+    old = tmp_path / "old.pkl"
+    with open(old, "wb") as f:
+        for r in recs:
+            pickle.dump({k: v for k, v in r.items() if k != "dd_values"}, f)
+    f, done = open_clone_data(old, CloneJob(make_rules("bazar"), "rules", 0, 2))
+    f.close()
+    assert done == {0}
+    for bad, msg in ((["pretrain.q_from_trick=2"], r"q_from_trick and pretrain\.q_objective act on"),
+                     (["pretrain.q_objective=target"], r"q_from_trick and pretrain\.q_objective act on"),
+                     (["pretrain.q_temperature=1", "pretrain.disagreements_only=true", "pretrain.from_init=true",
+                       f"init_policy={tmp_path / 'start' / 'policy.pt'}"], r"set only one of them"),
+                     (["pretrain.q_temperature=1", "pretrain.from_init=true", "pretrain.data=",
+                       "pretrain.agent=rules", f"init_policy={tmp_path / 'start' / 'policy.pt'}"],
+                      r"needs pretrain\.from_init=true \(and init_policy\) and pretrain\.data")):
+        with pytest.raises(ConfigError, match=msg):
+            load_config(TINY, ["total_steps=0", f"pretrain.data={rules_file}", *bad])

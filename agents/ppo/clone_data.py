@@ -45,8 +45,8 @@ key                 meaning
 
 A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
 11 CPU seconds; its record is about 350 kB (docs/training.md, "Cloning data (dataset)"). The
-double-dummy values are the costly part of a ``dd_values`` file (docs/training.md, "Double-dummy
-card values").
+double-dummy values almost double the cost of a deal (docs/training.md, "Cloning data
+(dataset)").
 """
 
 from __future__ import annotations

@@ -262,12 +262,12 @@ class PretrainConfig:
     ``q_temperature`` in the same unit: smaller values follow the solver more, against the
     pull toward the start (docs/training.md, "Double-dummy card values"). Decisions without
     values (the auction, declarations) are pulled toward the start only. 0: off. ConfigError if
-    negative or not finite, or if set without ``from_init`` and ``data``; CloneDataError if the
-    file holds no ``qvalues``."""
+    negative or not finite, if set without ``from_init`` and ``data`` or with
+    ``disagreements_only``; CloneDataError if the file holds no ``qvalues``."""
     q_from_trick: int = 0
     """Use the double-dummy values only at the cards played after this many tricks are complete
     (0: every card); earlier cards count as decisions without values. ConfigError if negative,
-    or (when the cloning starts) with an observation kind that has no ``trick_no`` feature."""
+    or if set without ``q_temperature``."""
     q_objective: str = "expected"
     """How ``q_temperature`` uses the values. ``expected``: KL(start || current) less the current
     policy's expected value of ``q`` (minus the start's) divided by ``q_temperature``; linear in
@@ -275,7 +275,7 @@ class PretrainConfig:
     ``target``: the cross-entropy to the start's distribution reweighted by
     ``exp(q / q_temperature)`` over the legal cards, a vote per deal: a card best by a little in
     most of the deals a view allows can win over one a little worse there and far better in the
-    rest. ConfigError for another name."""
+    rest. ConfigError for another name, or for ``target`` without ``q_temperature``."""
 
     @property
     def enabled(self) -> bool:
@@ -301,6 +301,12 @@ class PretrainConfig:
             raise ConfigError(f"pretrain.q_from_trick must be >= 0, got {self.q_from_trick!r}")
         if self.q_objective not in ("target", "expected"):
             raise ConfigError(f"pretrain.q_objective must be 'target' or 'expected', got {self.q_objective!r}")
+        if self.q_temperature == 0 and (self.q_from_trick > 0 or self.q_objective != "expected"):
+            raise ConfigError("pretrain.q_from_trick and pretrain.q_objective act on the double-dummy values: set "
+                              "pretrain.q_temperature > 0 too")
+        if self.q_temperature > 0 and self.disagreements_only:
+            raise ConfigError("pretrain.disagreements_only weights the recorded actions, which pretrain.q_temperature "
+                              "does not use: set only one of them")
         if (self.kl_coef > 0 or self.disagreements_only) and not self.from_init:
             raise ConfigError("pretrain.kl_coef > 0 and pretrain.disagreements_only=true compare with the starting "
                               "weights: they need pretrain.from_init=true (and init_policy)")

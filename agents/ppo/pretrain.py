@@ -56,7 +56,8 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     ``dd_values`` also ``qvalues float32[T, A]``: at each card to play (play phase, no
     declaration step pending) the exact double-dummy value of every legal card on the deal's
     real hands (:func:`agents.search.solver.solve`: the acting seat's side's final score minus
-    the other side's under best play by all four seats from there, in the preset's score-sheet
+    the other side's under best play by all four seats from there, declaration steps still to
+    come following :func:`agents.search.solver.policy_action`, in the preset's score-sheet
     units, unscaled: table points, raw points in belote; rules.md 2.5 for bazar), NaN for the
     illegal actions and on every other decision.
 
@@ -213,7 +214,8 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     (``expected``: the KL less :func:`dd_gain` over the temperature; ``target``: the
     cross-entropy to :func:`dd_target`), ``bc_kl`` is reported, and ``bc_dd_regret`` is the mean
     double-dummy loss of the network's greedy card against the best card over the chunk's card
-    decisions (table points), before this pass trained on the chunk.
+    decisions that keep values (table points; with ``q_from_trick`` the later cards only),
+    before this pass trained on the chunk.
 
     Raises:
         ConfigError: no ``agent_factory`` when the deals are played here.
@@ -231,9 +233,6 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     metrics: dict[str, float] = {}
     policy.train()
     groups = file_groups(cfg, rules, encoder, policy.privileged) if cfg.data else None
-    if cfg.q_from_trick > 0 and not hasattr(encoder, "o_trick_no"):
-        raise ConfigError(f"pretrain.q_from_trick needs the trick number among the inputs; observation kind "
-                          f"{encoder.kind!r} has none")
     if groups is not None:
         chunks = len(groups)
     passes = cfg.passes if groups is not None else 1
@@ -349,7 +348,8 @@ def dd_gain(logp: torch.Tensor, ref_logp: torch.Tensor, masks: torch.Tensor, q: 
 
 def dd_regret(logits: torch.Tensor, masks: torch.Tensor, q: torch.Tensor) -> float:
     """Mean double-dummy loss (table points) of the greedy legal action against the best one,
-    over the rows that have values (card decisions); NaN when there are none."""
+    over the rows that have values (card decisions); NaN when there are none. ``logits`` and
+    ``q`` are ``float32[T, A]`` (``q`` NaN where there are no values), ``masks`` ``bool[T, A]``."""
     rows = ~torch.isnan(torch.where(masks, q, float("nan"))).all(-1)
     if not bool(rows.any()):
         return float("nan")
