@@ -37,11 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.arena_cli import add_dataset_options, positive_int
 from agents.board_pool import build_dataset
 from agents.ppo.clone_data import (
+    HEADER_KEYS,
     CloneDataError,
     CloneJob,
     agreement,
     append_chunk,
     chunk_task,
+    header_value,
     open_clone_data,
     paired_agreement,
     read_clone_data,
@@ -57,8 +59,7 @@ def info(path: str) -> dict:
     recs, _ = read_clone_data(path)
     if not recs:
         return {"file": path, "chunks": 0, "deals": 0, "samples": 0, "bytes": Path(path).stat().st_size}
-    head = {k: recs[0][k] for k in ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions")}
-    head["dd_values"] = bool(recs[0].get("dd_values", False))
+    head = {k: header_value(recs[0], k) for k in HEADER_KEYS}
     chunks = sorted(int(r["chunk"]) for r in recs)
     first_missing = 0
     have = set(chunks)

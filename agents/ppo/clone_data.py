@@ -71,7 +71,8 @@ HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions",
 """The keys every record of one file shares (``dd_values`` read as false where absent)."""
 
 
-def _header_value(rec: dict, key: str) -> Any:
+def header_value(rec: dict, key: str) -> Any:
+    """A record's value of the :data:`HEADER_KEYS` entry ``key`` (``dd_values`` false where absent)."""
     return rec.get(key, False) if key == "dd_values" else rec.get(key)
 
 
@@ -169,7 +170,7 @@ def read_clone_data(path: str | Path) -> tuple[list[dict], int]:
                 raise CloneDataError(f"{p}: record {len(out)} has format {rec.get('format')!r}; this version reads "
                                      f"format {FORMAT}")
             if out:
-                diff = [k for k in HEADER_KEYS if _header_value(rec, k) != _header_value(out[0], k)]
+                diff = [k for k in HEADER_KEYS if header_value(rec, k) != header_value(out[0], k)]
                 if diff:
                     raise CloneDataError(f"{p}: record {len(out)} differs from record 0 in {', '.join(diff)}")
             out.append(rec)
@@ -198,8 +199,8 @@ def open_clone_data(path: str | Path, job: CloneJob) -> tuple[BinaryIO, set[int]
         if recs:
             want = {**job.header(), "deals": job.chunk_deals}
             for k, v in want.items():
-                if _header_value(recs[0], k) != v:
-                    raise CloneDataError(f"{p} holds chunks with {k}={_header_value(recs[0], k)!r}, this run asks "
+                if header_value(recs[0], k) != v:
+                    raise CloneDataError(f"{p} holds chunks with {k}={header_value(recs[0], k)!r}, this run asks "
                                          f"{k}={v!r}: choose another output file")
         if good < p.stat().st_size:
             with open(p, "r+b") as f:
@@ -250,6 +251,7 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
     from blot_env.rules_config import make_rules
 
     from .network import action_groups
+    from .pretrain import dd_losses
 
     recs, _ = read_clone_data(path)
     recs = sorted(recs, key=lambda r: int(r["chunk"]))[:max_chunks]
@@ -269,14 +271,12 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
         act = act.cpu().numpy()
         hit.append(act == a["actions"])
         if "qvalues" in a:
-            q = np.where(a["masks"], a["qvalues"], np.nan)
-            picked = q[np.arange(len(act)), act]
-            with np.errstate(all="ignore"):
-                regret.append(np.nanmax(np.where(np.isnan(q).all(1, keepdims=True), 0.0, q), axis=1) - picked)
+            regret.append(dd_losses(torch.from_numpy(a["qvalues"]), torch.from_numpy(a["masks"]),
+                                    torch.from_numpy(act)).numpy())
         auction.append(a["actions"] < auction_stop)
         actions.append(np.asarray(a["actions"], dtype=np.int64))
         deal.append(int(r["chunk"]) * int(r["deals"]) + a["deal"].astype(np.int64) if "deal" in a else None)
-    header = {k: _header_value(recs[0], k) for k in HEADER_KEYS}
+    header = {k: header_value(recs[0], k) for k in HEADER_KEYS}
     header["chunks"] = [int(r["chunk"]) for r in recs]
     return {"hit": np.concatenate(hit), "auction": np.concatenate(auction), "actions": np.concatenate(actions),
             "deal": None if any(d is None for d in deal) else np.concatenate(deal), "header": header,
@@ -374,6 +374,7 @@ __all__ = [
     "check_fits",
     "chunk_task",
     "decision_hits",
+    "header_value",
     "open_clone_data",
     "paired_agreement",
     "read_clone_data",

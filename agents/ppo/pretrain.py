@@ -86,11 +86,12 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         actions = np.zeros(num_envs, dtype=np.int64)
         for e in active:
             s = int(out.seat[e])
-            if dd_values and out.mask[e].sum() > 1:
+            kept = out.mask[e].sum() > 1
+            if dd_values and kept:
                 qvals.append(_dd_row(vec.states[e], vec.num_actions))  # before act: an agent may not touch the state
             a = int(agents[e][s].act(vec.views[e], rng))
             actions[e] = a
-            if out.mask[e].sum() > 1:
+            if kept:
                 pending.setdefault((int(e), s), []).append(len(acts))
                 obs.append(out.obs[e].copy())
                 if privileged:
@@ -346,16 +347,21 @@ def dd_gain(logp: torch.Tensor, ref_logp: torch.Tensor, masks: torch.Tensor, q: 
     return torch.where(has, (logp.exp() - ref_logp.exp()) * q0, 0.0).sum(-1).mean()
 
 
+def dd_losses(q: torch.Tensor, masks: torch.Tensor, picks: torch.Tensor) -> torch.Tensor:
+    """``float32[T]``: the best legal action's double-dummy value minus that of ``picks``
+    (``int64[T]``, legal action ids), table points; NaN on the rows without values. ``q`` is
+    ``float32[T, A]`` (NaN where there are no values), ``masks`` ``bool[T, A]``."""
+    qv = torch.where(masks, torch.nan_to_num(q, nan=float("-inf")), float("-inf"))
+    loss = qv.max(-1).values - qv.gather(-1, picks.unsqueeze(-1)).squeeze(-1)
+    return torch.where(torch.isnan(torch.where(masks, q, float("nan"))).all(-1), float("nan"), loss)
+
+
 def dd_regret(logits: torch.Tensor, masks: torch.Tensor, q: torch.Tensor) -> float:
-    """Mean double-dummy loss (table points) of the greedy legal action against the best one,
-    over the rows that have values (card decisions); NaN when there are none. ``logits`` and
-    ``q`` are ``float32[T, A]`` (``q`` NaN where there are no values), ``masks`` ``bool[T, A]``."""
-    rows = ~torch.isnan(torch.where(masks, q, float("nan"))).all(-1)
-    if not bool(rows.any()):
-        return float("nan")
-    qv = torch.where(masks[rows], torch.nan_to_num(q[rows], nan=float("-inf")), float("-inf"))
-    pick = torch.where(masks[rows], logits[rows], float("-inf")).argmax(-1)
-    return float((qv.max(-1).values - qv.gather(-1, pick.unsqueeze(-1)).squeeze(-1)).mean())
+    """Mean :func:`dd_losses` of the greedy legal action (``logits float32[T, A]``) over the rows
+    that have values (card decisions), table points; NaN when there are none."""
+    loss = dd_losses(q, masks, torch.where(masks, logits, float("-inf")).argmax(-1))
+    return float(loss.nanmean())
 
 
-__all__ = ["behaviour_clone", "collect_demonstrations", "dd_gain", "dd_regret", "dd_target", "file_groups"]
+__all__ = ["behaviour_clone", "collect_demonstrations", "dd_gain", "dd_losses", "dd_regret", "dd_target",
+           "file_groups"]
