@@ -12,6 +12,8 @@ plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training c
     python scripts/clone_data.py --info runs/clone_bazar_rules-medium.pkl [--json]
     python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --dd-values --workers 2 \\
         --out runs/dd_bazar_ppo.pkl      # with each legal card's double-dummy value (qvalues)
+    python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --rollout-values --workers 2 \
+        --out runs/ro_bazar_ppo.pkl      # with each legal card's rollout value under the network (qvalues)
     python scripts/clone_data.py --agree runs/clone_bazar_rules-medium/policy.pt runs/heldout.pkl [--json]
 
 ``--agree POLICY FILE ...`` prints how often a policy file's greedy action is the recorded one,
@@ -84,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--dd-values", action="store_true",
                     help="also record every legal card's exact double-dummy value on the real hands at each card "
                          "decision (qvalues, for pretrain.q_temperature; costs a solve per card decision)")
+    ap.add_argument("--rollout-values", action="store_true",
+                    help="instead of --dd-values: every legal card's rollout value, the deal played to its end by "
+                         "the agent's own network in every seat after that card (a PPO policy agent only)")
+    ap.add_argument("--rollout-worlds", type=positive_int, metavar="K",
+                    help="with --rollout-values: roll out in K deals sampled from the acting seat's view and record "
+                         "the mean (default: the real deal)")
     add_dataset_options(ap, "chunks", "runs/clone_bazar_rules-medium.pkl")
     ap.add_argument("--agree", metavar="POLICY", help="with FILEs after it: how often this policy file's greedy "
                     "action is the recorded one")
@@ -96,6 +104,12 @@ def main(argv: list[str] | None = None) -> int:
     except (CloneDataError, UnknownAgentError, ConfigError, ImportError, ConnectionError) as e:
         print(f"clone_data: {e}", file=sys.stderr)
         return 2
+
+
+def _values_kind(path: str) -> str:
+    """What a file's ``qvalues`` are, in words: ``double-dummy`` or ``rollout``."""
+    recs, _ = read_clone_data(path)
+    return "rollout" if recs and header_value(recs[0], "rollout_values") else "double-dummy"
 
 
 def _check_encoding(path: str, agent, name: str) -> None:
@@ -140,8 +154,11 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 if not r["chunks"]:
                     print(f"{r['file']}: no finished chunk")
                     continue
+                worlds = f" over {r['rollout_worlds']} sampled worlds" if r["rollout_worlds"] else ""
                 print(f"{r['file']}: {r['preset']}, {r['agent']} in every seat, seed {r['seed']}, {r['obs_kind']}"
-                      f"{', double-dummy card values' if r['dd_values'] else ''}; "
+                      f"{', double-dummy card values' if r['dd_values'] else ''}"
+                      f"{', rollout card values' if r['rollout_values'] else ''}"
+                      f"{worlds}; "
                       f"{r['chunks']} chunks of {r['chunk_deals']} deals (chunks 0..{r['first_missing_chunk'] - 1} "
                       f"complete), {r['deals']} deals, {r['samples']} decisions, {r['bytes'] / 1e6:.1f} MB, "
                       f"{r['cpu_seconds']:.0f} CPU s ({r['cpu_seconds_per_deal'] * 1000:.0f} ms a deal)")
@@ -165,7 +182,7 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
                 print(f"{r['file']}: {r['policy']} takes the recorded action in {r['all']:.3f} of "
                       f"{int(r['n_all'])} decisions (auction {r['auction']:.3f} of {int(r['n_auction'])}, "
                       f"play {r['play']:.3f} of {int(r['n_play'])})"
-                      + (f"; double-dummy regret of its greedy card {r['dd_regret']:.3f} table points, above "
+                      + (f"; {_values_kind(p)} regret of its greedy card {r['dd_regret']:.3f} table points, above "
                          f"zero on {r['dd_suboptimal']:.3f} of {int(r['n_cards'])} cards" if "dd_regret" in r else ""))
         return 0
     if args.deals is None or args.out is None:
@@ -173,8 +190,17 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if args.deadline is not None and args.deadline <= 0:
         ap.error(f"--deadline must be a positive number of seconds, got {args.deadline}")
     cfg = make_rules(args.preset)
-    make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
-    job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values)
+    agent = make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
+    if args.rollout_values:
+        from agents.ppo.pretrain import check_rollout_agent
+
+        check_rollout_agent(agent, args.agent)
+    if args.dd_values and args.rollout_values:
+        ap.error("--dd-values and --rollout-values fill the same qvalues: give one of them")
+    if args.rollout_worlds and not args.rollout_values:
+        ap.error("--rollout-worlds needs --rollout-values")
+    job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values, args.rollout_values,
+                   args.rollout_worlds or 0)
     f, done = open_clone_data(args.out, job)
     chunks = -(-args.deals // args.chunk_deals)
     todo = [i for i in range(chunks) if i not in done]

@@ -193,6 +193,24 @@ def test_q_from_trick_uses_only_the_later_cards(own_file, tmp_path):
         load_config(REPO / "configs" / "dd_bazar.yaml", ["pretrain.q_objective=vote"])
 
 
+def test_sgd_leaves_a_network_without_signal_where_adam_moves_it(own_file, tmp_path):
+    """With every value masked out (``q_from_trick=8``: no card is played after eight tricks) the
+    loss is the KL to the start alone, whose gradient at the start is zero but for rounding. Adam
+    scales those rounding-level gradients up to steps of about its learning rate; SGD, whose step
+    is proportional to the gradient, leaves the weights where they were."""
+    start = make_agent(str(REPO / "agents" / "data" / "ppo_bazar.pt"), "bazar").policy.state_dict()
+
+    def moved(*extra: str) -> float:
+        actor = _dd_run(own_file, tmp_path / extra[-1].split("=")[-1], "pretrain.q_from_trick=8",
+                        "pretrain.q_temperature=1", *extra).policy.state_dict()
+        return max(float((actor[k] - v).abs().max()) for k, v in start.items())
+
+    assert moved("pretrain.optimizer=sgd", "pretrain.learning_rate=0.01") < 1e-5
+    assert moved("pretrain.optimizer=adam") > 1e-3
+    with pytest.raises(ConfigError, match=r"pretrain\.optimizer must be 'adam' or 'sgd', got 'rmsprop'"):
+        load_config(REPO / "configs" / "dd_bazar.yaml", ["pretrain.optimizer=rmsprop"])
+
+
 def test_q_temperature_needs_a_start_and_values(tmp_path):
     rules_file = tmp_path / "rules.pkl"
     assert _script().main(["--agent", "rules", "--deals", "2", "--chunk-deals", "2", "--workers", "1",

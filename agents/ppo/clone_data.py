@@ -41,6 +41,12 @@ key                 meaning
                     (:func:`agents.ppo.pretrain.collect_demonstrations`)
 ``dd_values``       whether the records hold ``qvalues`` (absent in files written before the
                     key existed: false)
+``rollout_values``  whether the records hold ``qvalues`` of another kind: every legal card's
+                    rollout value, the side's score difference when the agent's own network
+                    plays every seat greedily to the end after that card, on the real hands
+                    (:func:`agents.ppo.pretrain.rollout_rows`; same units; absent: false)
+``rollout_worlds``  0: the rollouts ran on the real deal; K: each value is the mean over K deals
+                    sampled from the acting seat's view (absent: 0)
 ==================  ================================================================
 
 A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
@@ -67,13 +73,17 @@ from blot_env.rules_config import RulesConfig
 KIND = "blot-clone-data"
 FORMAT = 1
 ARRAYS = ("obs", "masks", "actions", "returns", "privileged", "deal")
-HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions", "dd_values")
-"""The keys every record of one file shares (``dd_values`` read as false where absent)."""
+HEADER_KEYS = ("preset", "agent", "seed", "obs_kind", "obs_size", "num_actions", "dd_values", "rollout_values",
+               "rollout_worlds")
+"""The keys every record of one file shares (``dd_values`` and ``rollout_values`` read as false,
+``rollout_worlds`` as 0, where absent)."""
+_DEFAULTS = {"dd_values": False, "rollout_values": False, "rollout_worlds": 0}
 
 
 def header_value(rec: dict, key: str) -> Any:
-    """A record's value of the :data:`HEADER_KEYS` entry ``key`` (``dd_values`` false where absent)."""
-    return rec.get(key, False) if key == "dd_values" else rec.get(key)
+    """A record's value of the :data:`HEADER_KEYS` entry ``key`` (``dd_values`` and
+    ``rollout_values`` false, ``rollout_worlds`` 0, where absent)."""
+    return rec.get(key, _DEFAULTS.get(key))
 
 
 class CloneDataError(ConfigError):
@@ -91,6 +101,12 @@ class CloneJob:
     obs_kind: str = "observation"
     dd_values: bool = False
     """Also record every legal card's double-dummy value (``qvalues``, module docstring)."""
+    rollout_values: bool = False
+    """Also record every legal card's rollout value under the agent's own network (``qvalues``,
+    module docstring); the agent must be a PPO policy, and not with ``dd_values``."""
+    rollout_worlds: int = 0
+    """With ``rollout_values``: run the rollouts in this many deals sampled from the acting seat's
+    view and record their mean (0: on the real deal)."""
 
     def header(self) -> dict[str, Any]:
         """The :data:`HEADER_KEYS` values of this job's records."""
@@ -100,7 +116,8 @@ class CloneJob:
 
         return {"preset": self.cfg.preset, "agent": self.agent, "seed": self.seed, "obs_kind": self.obs_kind,
                 "obs_size": make_encoder(self.cfg, self.obs_kind).size,
-                "num_actions": layout_for(self.cfg).num_actions, "dd_values": self.dd_values}
+                "num_actions": layout_for(self.cfg).num_actions, "dd_values": self.dd_values,
+                "rollout_values": self.rollout_values, "rollout_worlds": self.rollout_worlds}
 
 
 def _pack(a: np.ndarray) -> tuple[str, tuple[int, ...], bytes]:
@@ -129,8 +146,9 @@ def build_chunk(job: CloneJob, chunk: int, num_envs: int = 32) -> dict[str, Any]
     rng = np.random.default_rng([job.seed, chunk])
     data = collect_demonstrations(job.cfg, encoder, job.agent, job.chunk_deals, min(num_envs, job.chunk_deals), rng,
                                   reward_scale=1.0, seed=chunk, agent_factory=make_agent, privileged=True,
-                                  dd_values=job.dd_values)
-    names = ARRAYS + (("qvalues",) if job.dd_values else ())
+                                  dd_values=job.dd_values, rollout_values=job.rollout_values,
+                                  rollout_worlds=job.rollout_worlds)
+    names = ARRAYS + (("qvalues",) if job.dd_values or job.rollout_values else ())
     rec = {"kind": KIND, "format": FORMAT, **job.header(), "chunk": int(chunk), "deals": int(job.chunk_deals),
            "samples": len(data["actions"]), "arrays": {k: _pack(data[k]) for k in names}}
     rec["cpu_seconds"] = time.process_time() - t0
@@ -236,10 +254,10 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
     (``bool[N]``, ``policy``'s greedy action is the recorded one), ``auction`` (``bool[N]``, an
     auction call), ``actions`` (``int64[N]``, the recorded action ids) and ``deal`` (``int64[N]``,
     the decision's deal, ``chunk * deals + deal in the chunk``; ``None`` when a record predates
-    the ``deal`` array), ``dd_regret`` (``float32[N]``, in a ``dd_values`` file: the best legal
-    card's double-dummy value minus that of the greedy action, table points, NaN off the card
-    decisions; else ``None``), plus the file's ``header`` (its first record's :data:`HEADER_KEYS`
-    and the chunk numbers).
+    the ``deal`` array), ``dd_regret`` (``float32[N]``, in a file with ``qvalues``: the best legal
+    card's value minus that of the greedy action, double-dummy or rollout values as the file
+    holds, table points, NaN off the card decisions; else ``None``), plus the file's ``header``
+    (its first record's :data:`HEADER_KEYS` and the chunk numbers).
 
     Raises:
         CloneDataError: see :func:`read_clone_data`; no finished chunk; a file of another
@@ -292,10 +310,10 @@ def agreement(policy: Any, path: str | Path, max_chunks: int | None = None) -> d
     encoding) takes, greedily, the action recorded in the cloning-data file ``path``: the fraction
     over all decisions (``all``), over auction calls (``auction``) and over the rest
     (``play``: declarations and cards), with the decision counts (``n_all``, ...). A held-out
-    file (another ``--seed``) measures a clone on decisions it never trained on. In a
-    ``dd_values`` file also ``dd_regret``, the mean double-dummy loss of the greedy card against
-    the best legal card (table points), ``dd_suboptimal``, how often it is above zero, and
-    ``n_cards``, the card decisions that have values.
+    file (another ``--seed``) measures a clone on decisions it never trained on. In a file with
+    ``qvalues`` (``dd_values`` or ``rollout_values``) also ``dd_regret``, the mean loss of the
+    greedy card against the best legal card by those values (table points), ``dd_suboptimal``,
+    how often it is above zero, and ``n_cards``, the card decisions that have values.
 
     Raises:
         CloneDataError: see :func:`decision_hits`.

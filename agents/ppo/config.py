@@ -234,7 +234,13 @@ class PretrainConfig:
     batch_size: int = 512
     """Minibatch size."""
     learning_rate: float = 1e-3
-    """Adam learning rate of the cloning phase."""
+    """Learning rate of the cloning phase (of ``optimizer``)."""
+    optimizer: str = "adam"
+    """The cloning phase's optimizer: ``adam`` (eps 1e-5) or ``sgd`` (momentum 0.9). Adam scales
+    every weight's step to about the learning rate whatever its gradient's size, so even
+    rounding-level gradients move a trained network (docs/training.md, "Double-dummy card
+    values"); SGD's steps are proportional to the gradient, and it needs a larger learning rate.
+    ConfigError for another name."""
     value_coef: float = 0.5
     """Weight of the critic's regression onto the baseline's deal rewards."""
     critic_warmup_updates: int = 0
@@ -299,6 +305,8 @@ class PretrainConfig:
                               "of scripts/clone_data.py --dd-values)")
         if self.q_from_trick < 0:
             raise ConfigError(f"pretrain.q_from_trick must be >= 0, got {self.q_from_trick!r}")
+        if self.optimizer not in ("adam", "sgd"):
+            raise ConfigError(f"pretrain.optimizer must be 'adam' or 'sgd', got {self.optimizer!r}")
         if self.q_objective not in ("target", "expected"):
             raise ConfigError(f"pretrain.q_objective must be 'target' or 'expected', got {self.q_objective!r}")
         if self.q_temperature == 0 and (self.q_from_trick > 0 or self.q_objective != "expected"):

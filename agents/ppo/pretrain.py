@@ -30,10 +30,13 @@ import numpy as np
 import torch
 from torch import nn
 
+from blot_env.engine import apply_action, current_seat, deal_result, is_terminal, legal_actions
 from blot_env.errors import ConfigError
 from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig
+from blot_env.scoring import side_score_difference
 from blot_env.state import Phase
+from blot_env.view import seat_view
 
 from ..base import reset_agent
 from .config import PretrainConfig
@@ -47,7 +50,8 @@ log = logging.getLogger(__name__)
 def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, num_deals: int, num_envs: int,
                            rng: np.random.Generator, reward_scale: float, seed: int = 0,
                            agent_factory: AgentFactory | None = None, privileged: bool = False,
-                           dd_values: bool = False) -> dict[str, np.ndarray]:
+                           dd_values: bool = False, rollout_values: bool = False,
+                           rollout_worlds: int = 0) -> dict[str, np.ndarray]:
     """``num_deals`` deals of ``agent_name`` (built by ``agent_factory(name, rules, seed)``) in every
     seat: ``obs uint8[T, D]`` (numerators), ``masks bool[T, A]``, ``actions int64[T]``, ``returns
     float32[T]`` (scaled deal reward of the acting seat's side), ``deal int32[T]`` (the deal's
@@ -59,17 +63,33 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     the other side's under best play by all four seats from there, declaration steps still to
     come following :func:`agents.search.solver.policy_action`, in the preset's score-sheet
     units, unscaled: table points, raw points in belote; rules.md 2.5 for bazar), NaN for the
-    illegal actions and on every other decision.
+    illegal actions and on every other decision. With ``rollout_values`` (a PPO policy agent only)
+    ``qvalues`` holds at the same decisions each legal card's **rollout value** instead
+    (:func:`rollout_rows`): the acting side's final score minus the other side's when, after that
+    card, the agent's own network plays every seat greedily to the end of the deal on the real
+    hands, each seat acting on its own view; same units. The played card's value is then the
+    deal's outcome. With ``rollout_worlds`` K > 0 the rollouts run instead in K deals drawn
+    uniformly from those consistent with the acting seat's view
+    (:func:`agents.search.sampler.sample_worlds`, from a generator seeded by ``seed``, after the
+    deals are played, so the deals do not change) and each card's value is their mean: a value of
+    the seat's view alone, with the luck of the hidden cards averaged over K deals (the real
+    deal where no world can be drawn).
 
     Raises:
-        ConfigError: no ``agent_factory``.
+        ConfigError: no ``agent_factory``; ``dd_values`` and ``rollout_values`` both set; rollout
+            values for an agent without a policy network.
     """
     if agent_factory is None:
         raise ConfigError("behaviour cloning needs an agent factory (agents.registry.make_agent)")
+    if dd_values and rollout_values:
+        raise ConfigError("double-dummy values and rollout values fill the same qvalues: ask for one of them")
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
     agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
+    if rollout_values:
+        check_rollout_agent(agents[0][0], agent_name)
     obs, masks, acts, seat_of, env_of, privs, deal_of, qvals = [], [], [], [], [], [], [], []
+    card_states: list[tuple[int, Any]] = []  # (decision row, state) of the card decisions, for rollout_values
     returns: list[float] = []
     pending: dict[tuple[int, int], list[int]] = {}
     started = min(num_envs, num_deals)
@@ -89,6 +109,8 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
             kept = out.mask[e].sum() > 1
             if dd_values and kept:
                 qvals.append(_dd_row(vec.states[e], vec.num_actions))  # before act: an agent may not touch the state
+            if rollout_values and kept and vec.states[e].phase == Phase.PLAY and not vec.states[e].pending:
+                card_states.append((len(acts), vec.states[e]))  # states are immutable: no copy needed
             a = int(agents[e][s].act(vec.views[e], rng))
             actions[e] = a
             if kept:
@@ -128,7 +150,93 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
         data["privileged"] = np.stack(privs) if privs else np.zeros((0, privileged_size(n)), np.uint8)
     if dd_values:
         data["qvalues"] = np.stack(qvals) if qvals else np.zeros((0, A), np.float32)
+    if rollout_values:
+        q = np.full((len(acts), A), np.nan, dtype=np.float32)
+        if card_states:
+            agent = agents[0][0]
+            rows, states = [r for r, _ in card_states], [st for _, st in card_states]
+            if rollout_worlds > 0:
+                q[rows] = world_rollout_rows(states, agent.policy, agent.encoder, A, rollout_worlds,
+                                              np.random.default_rng([seed, 0x5EED]))
+            else:
+                q[rows] = rollout_rows(states, agent.policy, agent.encoder, A)
+        data["qvalues"] = q
     return data
+
+
+def check_rollout_agent(agent: Any, name: str) -> None:
+    """Raise ConfigError unless ``agent`` (built from the registry name ``name``) acts with a policy
+    network, which :func:`rollout_rows` plays in every seat."""
+    if not hasattr(agent, "policy") or not hasattr(agent, "encoder"):
+        raise ConfigError(f"rollout values play the agent's own network in every seat: {name!r} has none "
+                          "(use a PPO policy: ppo or a policy file)")
+
+
+@torch.no_grad()
+def rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actions: int,
+                 batch: int = 4096) -> np.ndarray:
+    """``float32[N, A]``: for each of ``states`` (a seat to act), every legal action's rollout
+    value: after that action, ``policy`` plays every seat greedily (its most likely legal action
+    on that seat's own view, as :class:`agents.ppo.agent.PPOAgent` with ``greedy``) to the end of
+    the deal, on the state's real hands, and the value is the acting seat's side's final score
+    minus the other side's (:func:`blot_env.scoring.side_score_difference`: score-sheet units,
+    table points, raw points in belote; rules.md 2.5). NaN on illegal actions. All the rollouts
+    advance in lockstep, one batched forward pass per step (at most ``batch`` rows at a time).
+    With the deal's hands fixed and greedy play, each value is exact for that continuation: the
+    luck of the deal is the same for every action of a row."""
+    rows = np.full((len(states), num_actions), np.nan, dtype=np.float32)
+    runs: list[tuple[int, int, int, Any]] = []  # (row, action, mover, state)
+    for i, st in enumerate(states):
+        mover = current_seat(st)
+        runs.extend((i, a, mover, apply_action(st, a)) for a in legal_actions(st))
+    policy.eval()
+    live = list(range(len(runs)))
+    while live:
+        nxt = []
+        for k in live:
+            i, a, mover, st = runs[k]
+            if is_terminal(st):
+                rows[i, a] = side_score_difference(deal_result(st).score, mover)
+            else:
+                nxt.append(k)
+        live = nxt
+        for b in range(0, len(live), batch):
+            part = live[b:b + batch]
+            views = [seat_view(runs[k][3], current_seat(runs[k][3])) for k in part]
+            obs = torch.from_numpy(np.stack([encoder.quantize(encoder.encode(v)) for v in views]))
+            mask = torch.zeros((len(part), num_actions), dtype=torch.bool)
+            for j, v in enumerate(views):
+                mask[j, list(v.legal)] = True
+            picks = policy.logits(obs).masked_fill(~mask, float("-inf")).argmax(-1).tolist()
+            for k, a in zip(part, picks):
+                i, a0, mover, st = runs[k]
+                runs[k] = (i, a0, mover, apply_action(st, int(a)))
+    return rows
+
+
+def world_rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actions: int, worlds: int,
+                        rng: np.random.Generator) -> np.ndarray:
+    """``float32[N, A]``: :func:`rollout_rows` averaged over ``worlds`` deals sampled from the acting
+    seat's view of each state (the state itself where none can be drawn)."""
+    from ..search.sampler import SamplingError, sample_worlds
+
+    owner, drawn = [], []
+    for i, st in enumerate(states):
+        try:
+            ws = [w.state for w in sample_worlds(seat_view(st, current_seat(st)), worlds, rng)]
+        except SamplingError:
+            ws = []
+        ws = ws or [st]
+        owner.extend([i] * len(ws))
+        drawn.extend(ws)
+    vals = rollout_rows(drawn, policy, encoder, num_actions)
+    owner_arr = np.asarray(owner)
+    sums = np.zeros((len(states), num_actions), np.float64)
+    np.add.at(sums, owner_arr, np.nan_to_num(vals))
+    counts = np.bincount(owner_arr, minlength=len(states))[:, None]
+    out = (sums / counts).astype(np.float32)
+    out[np.isnan(vals[np.unique(owner_arr, return_index=True)[1]])] = np.nan  # the legal set is the view's
+    return out
 
 
 def _dd_row(state: Any, num_actions: int) -> np.ndarray:
@@ -178,7 +286,7 @@ def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privilege
         raise CloneDataError(f"{cfg.data}: no privileged observations, which this run's privileged critic needs")
     if cfg.q_temperature > 0 and "qvalues" not in recs[0]["arrays"]:
         raise CloneDataError(f"{cfg.data}: no double-dummy card values (qvalues), which pretrain.q_temperature needs: "
-                             "build the file with scripts/clone_data.py --dd-values")
+                             "build the file with scripts/clone_data.py --dd-values (or --rollout-values)")
     return groups
 
 
@@ -224,7 +332,8 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
             :func:`file_groups`).
     """
     t0 = time.perf_counter()
-    opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5)
+    opt = (torch.optim.SGD(policy.parameters(), lr=cfg.learning_rate, momentum=0.9) if cfg.optimizer == "sgd"
+           else torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate, eps=1e-5))
     reference = None  # the network as the cloning begins: what kl_coef and disagreements_only compare with
     if cfg.kl_coef > 0 or cfg.disagreements_only or cfg.q_temperature > 0:
         reference = copy.deepcopy(policy).eval()
