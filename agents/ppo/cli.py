@@ -99,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blot-train: cloned {int(m['bc_samples'])} decisions in {m['bc_seconds']:.0f} s (accuracy "
               f"{m['bc_accuracy']:.3f} on the last chunk before the last pass trained on it{seen}"
               + (f"; KL to the start {m['bc_kl']:.4f} nats" if "bc_kl" in m else "")
-              + (f"; double-dummy regret of the greedy card {m['bc_dd_regret']:.3f} table points on the last chunk "
-                 "before it trained on it" if "bc_dd_regret" in m else "")
+              + (f"; regret of the greedy card by the file's card values {m['bc_dd_regret']:.3f} table points on the "
+                 "last chunk before it trained on it" if "bc_dd_regret" in m else "")
               + f"); policy: {out / POLICY_NAME}")
     elif rows:
         steps = sum(r["batch_steps"] for r in rows)

@@ -262,16 +262,17 @@ class PretrainConfig:
     whole minibatch, so that ``kl_coef`` keeps its scale. With ``network.shared_trunk`` the
     critic's loss still moves the actor's trunk. ConfigError if set without ``from_init``."""
     q_temperature: float = 0.0
-    """Learn from the double-dummy card values of a file built with ``--dd-values``
-    (``qvalues``, agents/ppo/clone_data.py) instead of its recorded actions, in the way
-    ``q_objective`` names; ``q`` is in table points (raw points in belote) and
-    ``q_temperature`` in the same unit: smaller values follow the solver more, against the
-    pull toward the start (docs/training.md, "Double-dummy card values"). Decisions without
+    """Learn from the card values of a file built with ``--dd-values`` (double-dummy) or
+    ``--rollout-values`` (the network's own rollouts) (``qvalues``, agents/ppo/clone_data.py)
+    instead of its recorded actions, in the way ``q_objective`` names; ``q`` is in table points
+    (raw points in belote) and ``q_temperature`` in the same unit: smaller values follow the
+    values more, against the pull toward the start (docs/training.md, "Double-dummy card values"
+    and "Rollout card values"). Decisions without
     values (the auction, declarations) are pulled toward the start only. 0: off. ConfigError if
     negative or not finite, if set without ``from_init`` and ``data`` or with
     ``disagreements_only``; CloneDataError if the file holds no ``qvalues``."""
     q_from_trick: int = 0
-    """Use the double-dummy values only at the cards played after this many tricks are complete
+    """Use the card values only at the cards played after this many tricks are complete
     (0: every card); earlier cards count as decisions without values. ConfigError if negative,
     or if set without ``q_temperature``."""
     q_objective: str = "expected"

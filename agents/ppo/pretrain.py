@@ -322,9 +322,9 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
     With ``cfg.q_temperature`` > 0, ``bc_loss`` is the actor's loss of ``cfg.q_objective``
     (``expected``: the KL less :func:`dd_gain` over the temperature; ``target``: the
     cross-entropy to :func:`dd_target`), ``bc_kl`` is reported, and ``bc_dd_regret`` is the mean
-    double-dummy loss of the network's greedy card against the best card over the chunk's card
-    decisions that keep values (table points; with ``q_from_trick`` the later cards only),
-    before this pass trained on the chunk.
+    loss of the network's greedy card against the best card by the file's values (double-dummy
+    or rollout) over the chunk's card decisions that keep values (table points; with
+    ``q_from_trick`` the later cards only), before this pass trained on the chunk.
 
     Raises:
         ConfigError: no ``agent_factory`` when the deals are played here.
@@ -424,7 +424,8 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                  f", KL to the start {metrics['bc_kl']:.4f}, start disagrees on {metrics['bc_disagreements']:.3f}"
                  if "bc_kl" in metrics else "")
         if q is not None:
-            log.info("  double-dummy regret of the greedy card before the chunk's training: %.3f table points", regret)
+            log.info("  regret of the greedy card by the card values before the chunk's training: %.3f table points",
+                     regret)
     policy.eval()
     metrics["bc_samples"] = float(total)
     metrics["bc_seconds"] = time.perf_counter() - t0
