@@ -9,6 +9,8 @@ Names (docs/evaluation.md "The baseline agents"):
   a policy file;
 * ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search
   over K worlds on that network, exact solves with E tricks left (agents/search/net_search.py);
+* ``ppo-rollout-K`` / ``ppo-rollout-K-zZ`` / ``...:PATH.pt``: the same search valuing each card
+  by playing the deal out with the network in every seat, in K worlds;
 * a path to a checkpoint file (``*.pt``): a trained PPO policy.
 
 The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
@@ -37,7 +39,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
 KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-eE",
-         "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "PATH.pt")
+         "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K", "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt",
+         "PATH.pt")
 
 
 class UnknownAgentError(ValueError):
@@ -54,7 +57,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
 
     Args:
         name: ``random``, ``rules``, ``rules-medium`` (or the aliases L0/L1/L2, easy/medium),
-            ``pimc-K``, ``pimc-insane``, ``ppo``, ``ppo:PATH``, ``ppo-search-K[:PATH]``, or the path
+            ``pimc-K``, ``pimc-insane``, ``ppo``, ``ppo:PATH``, ``ppo-search-K[:PATH]``,
+            ``ppo-rollout-K[:PATH]``, or the path
             of a ``.pt`` checkpoint.
         preset: a preset id or a :class:`RulesConfig` (the PPO policy's network depends on it;
             the rule agents read the rules from each view).
@@ -81,6 +85,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     cfg = make_rules(preset) if isinstance(preset, str) else preset
     if key.startswith("ppo-search"):
         return _make_net_search(key, cfg, name)
+    if key.startswith("ppo-rollout"):
+        return _make_rollout_search(key, cfg, name)
     if key == "ppo" or key.startswith("ppo:"):
         return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
     p = Path(key)
@@ -141,6 +147,25 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
     base = _load_ppo(path or "ppo", cfg, label)
     exact = int(m.group(2)) if m.group(2) is not None else 2
     return NetSearchAgent(base, k=int(m.group(1) or 16), exact_tricks=exact, z=float(m.group(3) or 2.0), name=label)
+
+
+def _make_rollout_search(key: str, cfg: RulesConfig, label: str) -> Agent:
+    """``ppo-rollout`` / ``ppo-rollout-K`` / ``ppo-rollout-K-zZ`` / ``...:PATH.pt``: the light search
+    over K worlds (default 8) whose values are rollouts of the network in every seat, overriding
+    the policy's card by Z standard errors (default 0: the plain argmax of the mean values), on
+    the shipped policy of the preset or a policy file (agents/search/net_search.py, ``rollouts``)."""
+    spec, _, path = key.partition(":")
+    m = re.fullmatch(r"ppo-rollout(?:-(\d+))?(?:-z(\d+(?:\.\d+)?))?", spec)
+    if m is None or (m.group(1) is not None and int(m.group(1)) < 1):
+        raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-rollout, ppo-rollout-K (K >= 1), "
+                                "ppo-rollout-K-zZ (Z >= 0: standard errors) or any of them with :PATH.pt")
+    from .search.net_search import NetSearchAgent
+
+    if path and not Path(path).is_file():
+        raise UnknownAgentError(f"checkpoint {path!r} of {key!r} not found")
+    base = _load_ppo(path or "ppo", cfg, label)
+    return NetSearchAgent(base, k=int(m.group(1) or 8), top=64, z=float(m.group(2) or 0.0), name=label,
+                          rollouts=True)
 
 
 def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:

@@ -12,7 +12,7 @@ plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training c
     python scripts/clone_data.py --info runs/clone_bazar_rules-medium.pkl [--json]
     python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --dd-values --workers 2 \\
         --out runs/dd_bazar_ppo.pkl      # with each legal card's double-dummy value (qvalues)
-    python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --rollout-values --workers 2 \
+    python scripts/clone_data.py --preset bazar --agent ppo --deals 8000 --rollout-values --workers 2 \\
         --out runs/ro_bazar_ppo.pkl      # with each legal card's rollout value under the network (qvalues)
     python scripts/clone_data.py --agree runs/clone_bazar_rules-medium/policy.pt runs/heldout.pkl [--json]
 
@@ -107,9 +107,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _values_kind(path: str) -> str:
-    """What a file's ``qvalues`` are, in words: ``double-dummy`` or ``rollout``."""
-    recs, _ = read_clone_data(path)
-    return "rollout" if recs and header_value(recs[0], "rollout_values") else "double-dummy"
+    """What a file's ``qvalues`` are, in words: ``double-dummy`` or ``rollout`` (from its first record)."""
+    import pickle
+
+    with open(path, "rb") as f:
+        first = pickle.load(f)
+    return "rollout" if header_value(first, "rollout_values") else "double-dummy"
 
 
 def _check_encoding(path: str, agent, name: str) -> None:
@@ -189,16 +192,16 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         ap.error("--deals and --out are required (or --info FILE ...)")
     if args.deadline is not None and args.deadline <= 0:
         ap.error(f"--deadline must be a positive number of seconds, got {args.deadline}")
+    if args.dd_values and args.rollout_values:
+        ap.error("--dd-values and --rollout-values fill the same qvalues: give one of them")
+    if args.rollout_worlds and not args.rollout_values:
+        ap.error("--rollout-worlds needs --rollout-values")
     cfg = make_rules(args.preset)
     agent = make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
     if args.rollout_values:
         from agents.ppo.pretrain import check_rollout_agent
 
         check_rollout_agent(agent, args.agent)
-    if args.dd_values and args.rollout_values:
-        ap.error("--dd-values and --rollout-values fill the same qvalues: give one of them")
-    if args.rollout_worlds and not args.rollout_values:
-        ap.error("--rollout-worlds needs --rollout-values")
     job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values, args.rollout_values,
                    args.rollout_worlds or 0)
     f, done = open_clone_data(args.out, job)

@@ -173,3 +173,61 @@ def test_exact_play_agent_plays_legal_deals(policy_file):
     for bad in ("ppo-search-4-e", "ppo-search-4-ex", "ppo-search-4-z1-e8", "ppo-search-4-e-1"):
         with pytest.raises(UnknownAgentError, match="ppo-search-K-eE"):
             make_agent(bad, preset)
+
+
+def test_rollout_search_plays_the_best_mean_rollout_card(policy_file):
+    """``ppo-rollout-K``: at a card decision the card played is the one whose rollouts (the network
+    in every seat to the end of each sampled world's deal) have the best mean, the favourite on
+    ties; outside the card play the policy's own choice."""
+    from agents.ppo.pretrain import rollout_rows
+    from agents.search.sampler import sample_worlds
+    from blot_env.actions import layout_for
+
+    preset, path = policy_file
+    agent = make_agent(f"ppo-rollout-3:{path}", preset)
+    assert isinstance(agent, NetSearchAgent) and agent.rollouts and agent.k == 3 and agent.z == 0.0
+    rules = make_rules(preset)
+    rng = np.random.default_rng(2)
+    bidder = make_agent("rules", preset)  # the auction by rules, so that the deals reach the card play
+    checked = 0
+    for d in range(4):
+        s = deal_random(rules, rng, d % rules.num_players)
+        while not is_terminal(s):
+            view = seat_view(s, current_seat(s))
+            seed = int(rng.integers(1 << 30))
+            a = agent.act(view, np.random.default_rng(seed))
+            assert a in view.legal
+            if s.phase.name != "PLAY":
+                acts, probs = agent.agent.action_probs(view)
+                assert a == int(acts[int(np.argmax(probs))])
+                a = bidder.act(view, rng)
+            elif not s.pending and len(view.legal) > 1:
+                acts, probs = agent.agent.action_probs(view)
+                order = [int(acts[i]) for i in np.argsort(-probs, kind="stable")]
+                worlds = [w.state for w in sample_worlds(view, 3, np.random.default_rng(seed))]
+                best, mean = order[0], None  # where no world can be drawn, the favourite
+                if worlds:
+                    q = rollout_rows(worlds, agent.net, agent.encoder, layout_for(rules).num_actions)
+                    mean = q[:, order].mean(0)
+                    best = order[int(np.argmax(mean))] if mean.max() > mean[0] else order[0]
+                assert a == best, (a, best, mean)
+                checked += 1
+            s = apply_action(s, a)
+    assert checked > 10 and agent.decisions >= checked and agent.seconds > 0
+
+
+def test_rollout_search_needs_no_critic_and_checks_its_name(policy_file, tmp_path):
+    from blot_env.errors import ConfigError
+
+    preset, path = policy_file
+    base = make_agent(str(path), preset)
+    base.has_critic = False  # as loaded from a policy file written before the critic was exported
+    with pytest.raises(ConfigError, match="no critic weights"):
+        NetSearchAgent(base, k=2)
+    assert NetSearchAgent(base, k=2, rollouts=True).rollouts
+    assert make_agent(f"ppo-rollout-2-z1.5:{path}", preset).z == 1.5
+    for bad in ("ppo-rollout-0", "ppo-rollout-x", "ppo-rollout-2-e8", "ppo-rollout-2-z"):
+        with pytest.raises(UnknownAgentError, match="ppo-rollout-K"):
+            make_agent(bad, preset)
+    with pytest.raises(UnknownAgentError, match="not found"):
+        make_agent(f"ppo-rollout-2:{tmp_path / 'missing.pt'}", preset)

@@ -34,7 +34,8 @@ key                 meaning
                     (every hand, for a privileged critic; ``blot_env.observation.privileged_size``),
                     ``deal int32[T]`` (the decision's deal in the chunk, 0..deals-1; files written
                     before it existed lack it, and are read all the same), and in a file built
-                    with ``dd_values`` ``qvalues float32[T, A]``: at each card to play (no
+                    with ``dd_values`` ``qvalues float32[T, A]`` (with ``rollout_values`` the
+                    same array of rollout values, below): at each card to play (no
                     declaration step pending) every legal card's exact double-dummy value on
                     the deal's real hands, the acting seat's side's score minus the other's,
                     **table points, unscaled**; NaN for illegal actions and other decisions
@@ -51,8 +52,8 @@ key                 meaning
 
 A bazar chunk of 100 ``rules-medium`` deals holds about 3,000 decisions and takes about
 11 CPU seconds; its record is about 350 kB (docs/training.md, "Cloning data (dataset)"). The
-double-dummy values almost double the cost of a deal, the rollout values a little more, and
-rollout values over 8 worlds cost about 6.6 times the rollout values on the real deal
+double-dummy values almost double the cost of a deal, the rollout values cost about 1.5 times
+the double-dummy ones, and rollout values over 8 worlds about 6.6 times those on the real deal
 (docs/training.md, "Cloning data (dataset)").
 """
 
@@ -108,6 +109,13 @@ class CloneJob:
     rollout_worlds: int = 0
     """With ``rollout_values``: run the rollouts in this many deals sampled from the acting seat's
     view and record their mean (0: on the real deal)."""
+
+    def __post_init__(self) -> None:
+        if self.rollout_worlds < 0 or (self.rollout_worlds and not self.rollout_values):
+            raise ConfigError(f"rollout_worlds must be 0, or > 0 with rollout_values; got {self.rollout_worlds!r} "
+                              f"with rollout_values={self.rollout_values}")
+        if self.dd_values and self.rollout_values:
+            raise ConfigError("double-dummy values and rollout values fill the same qvalues: ask for one of them")
 
     def header(self) -> dict[str, Any]:
         """The :data:`HEADER_KEYS` values of this job's records."""

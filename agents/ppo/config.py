@@ -237,7 +237,7 @@ class PretrainConfig:
     """Learning rate of the cloning phase (of ``optimizer``)."""
     optimizer: str = "adam"
     """The cloning phase's optimizer: ``adam`` (eps 1e-5) or ``sgd`` (momentum 0.9). Adam scales
-    every weight's step to about the learning rate whatever its gradient's size, so even
+    every weight's step to about the learning rate for any gradient well above its eps, so even
     rounding-level gradients move a trained network (docs/training.md, "Double-dummy card
     values"); SGD's steps are proportional to the gradient, and it needs a larger learning rate.
     ConfigError for another name."""
@@ -301,9 +301,9 @@ class PretrainConfig:
         if not 0.0 <= self.q_temperature < float("inf"):
             raise ConfigError(f"pretrain.q_temperature must be >= 0 and finite, got {self.q_temperature!r}")
         if self.q_temperature > 0 and not (self.from_init and self.data):
-            raise ConfigError("pretrain.q_temperature > 0 reweights the starting policy by a file's double-dummy card "
-                              "values: it needs pretrain.from_init=true (and init_policy) and pretrain.data (a file "
-                              "of scripts/clone_data.py --dd-values)")
+            raise ConfigError("pretrain.q_temperature > 0 reweights the starting policy by a file's card values: it "
+                              "needs pretrain.from_init=true (and init_policy) and pretrain.data (a file of "
+                              "scripts/clone_data.py --dd-values or --rollout-values)")
         if self.q_from_trick < 0:
             raise ConfigError(f"pretrain.q_from_trick must be >= 0, got {self.q_from_trick!r}")
         if self.optimizer not in ("adam", "sgd"):
@@ -311,7 +311,7 @@ class PretrainConfig:
         if self.q_objective not in ("target", "expected"):
             raise ConfigError(f"pretrain.q_objective must be 'target' or 'expected', got {self.q_objective!r}")
         if self.q_temperature == 0 and (self.q_from_trick > 0 or self.q_objective != "expected"):
-            raise ConfigError("pretrain.q_from_trick and pretrain.q_objective act on the double-dummy values: set "
+            raise ConfigError("pretrain.q_from_trick and pretrain.q_objective act on the card values: set "
                               "pretrain.q_temperature > 0 too")
         if self.q_temperature > 0 and self.disagreements_only:
             raise ConfigError("pretrain.disagreements_only weights the recorded actions, which pretrain.q_temperature "

@@ -13,7 +13,7 @@ With ``PretrainConfig.data`` the decisions come from a cloning-data file built i
 ``chunk_deals`` deals, ``passes`` times over. Cloning on top of a trained policy
 (``from_init``) can keep it near its start: ``kl_coef`` adds KL(start || current) per decision,
 and ``disagreements_only`` keeps the cross-entropy only where the start's greedy action is not the
-recorded one. With ``q_temperature`` the actor learns from a file's double-dummy card values
+recorded one. With ``q_temperature`` the actor learns from a file's card values (double-dummy or rollout)
 instead (``q_objective``: the expected value under the current policy against a KL to the start,
 or a cross-entropy to the start reweighted by ``exp(q / q_temperature)``).
 """
@@ -70,19 +70,22 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     hands, each seat acting on its own view; same units. The played card's value is then the
     deal's outcome. With ``rollout_worlds`` K > 0 the rollouts run instead in K deals drawn
     uniformly from those consistent with the acting seat's view
-    (:func:`agents.search.sampler.sample_worlds`, from a generator seeded by ``seed``, after the
-    deals are played, so the deals do not change) and each card's value is their mean: a value of
+    (:func:`agents.search.sampler.sample_worlds`, from a generator of its own seeded by ``seed``,
+    so the deals do not change) and each card's value is their mean: a value of
     the seat's view alone, with the luck of the hidden cards averaged over K deals (the real
     deal where no world can be drawn).
 
     Raises:
-        ConfigError: no ``agent_factory``; ``dd_values`` and ``rollout_values`` both set; rollout
-            values for an agent without a policy network.
+        ConfigError: no ``agent_factory``; ``dd_values`` and ``rollout_values`` both set;
+            ``rollout_worlds`` negative or set without ``rollout_values``; rollout values for an
+            agent without a policy network.
     """
     if agent_factory is None:
         raise ConfigError("behaviour cloning needs an agent factory (agents.registry.make_agent)")
     if dd_values and rollout_values:
         raise ConfigError("double-dummy values and rollout values fill the same qvalues: ask for one of them")
+    if rollout_worlds < 0 or (rollout_worlds and not rollout_values):
+        raise ConfigError(f"rollout_worlds must be 0, or > 0 with rollout_values; got {rollout_worlds!r}")
     n = rules.num_players
     vec = EngineVector(rules, encoder, num_envs)
     agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
@@ -157,7 +160,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
             rows, states = [r for r, _ in card_states], [st for _, st in card_states]
             if rollout_worlds > 0:
                 q[rows] = world_rollout_rows(states, agent.policy, agent.encoder, A, rollout_worlds,
-                                              np.random.default_rng([seed, 0x5EED]))
+                                             np.random.default_rng([seed, 0x5EED]))
             else:
                 q[rows] = rollout_rows(states, agent.policy, agent.encoder, A)
         data["qvalues"] = q
@@ -174,7 +177,7 @@ def check_rollout_agent(agent: Any, name: str) -> None:
 
 @torch.no_grad()
 def rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actions: int,
-                 batch: int = 4096) -> np.ndarray:
+                 batch: int = 4096, actions: list[int] | None = None) -> np.ndarray:
     """``float32[N, A]``: for each of ``states`` (a seat to act), every legal action's rollout
     value: after that action, ``policy`` plays every seat greedily (its most likely legal action
     on that seat's own view, as :class:`agents.ppo.agent.PPOAgent` with ``greedy``) to the end of
@@ -183,12 +186,16 @@ def rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actio
     table points, raw points in belote; rules.md 2.5). NaN on illegal actions. All the rollouts
     advance in lockstep, one batched forward pass per step (at most ``batch`` rows at a time).
     With the deal's hands fixed and greedy play, each value is exact for that continuation: the
-    luck of the deal is the same for every action of a row."""
+    luck of the deal is the same for every action of a row. ``actions``: roll out only these
+    action ids in every state (each must be legal there; the other entries stay NaN).
+
+    Raises:
+        IllegalActionError: an id of ``actions`` is not legal in a state."""
     rows = np.full((len(states), num_actions), np.nan, dtype=np.float32)
     runs: list[tuple[int, int, int, Any]] = []  # (row, action, mover, state)
     for i, st in enumerate(states):
         mover = current_seat(st)
-        runs.extend((i, a, mover, apply_action(st, a)) for a in legal_actions(st))
+        runs.extend((i, a, mover, apply_action(st, a)) for a in (legal_actions(st) if actions is None else actions))
     policy.eval()
     live = list(range(len(runs)))
     while live:
@@ -216,8 +223,9 @@ def rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actio
 
 def world_rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actions: int, worlds: int,
                         rng: np.random.Generator) -> np.ndarray:
-    """``float32[N, A]``: :func:`rollout_rows` averaged over ``worlds`` deals sampled from the acting
-    seat's view of each state (the state itself where none can be drawn)."""
+    """``float32[N, A]``: :func:`rollout_rows` averaged over up to ``worlds`` deals sampled from the
+    acting seat's view of each state (:func:`agents.search.sampler.sample_worlds` may return fewer;
+    the state itself where none can be drawn), table points; NaN on illegal actions."""
     from ..search.sampler import SamplingError, sample_worlds
 
     owner, drawn = [], []
@@ -285,7 +293,7 @@ def file_groups(cfg: PretrainConfig, rules: RulesConfig, encoder: Any, privilege
     if privileged and "privileged" not in recs[0]["arrays"]:
         raise CloneDataError(f"{cfg.data}: no privileged observations, which this run's privileged critic needs")
     if cfg.q_temperature > 0 and "qvalues" not in recs[0]["arrays"]:
-        raise CloneDataError(f"{cfg.data}: no double-dummy card values (qvalues), which pretrain.q_temperature needs: "
+        raise CloneDataError(f"{cfg.data}: no card values (qvalues), which pretrain.q_temperature needs: "
                              "build the file with scripts/clone_data.py --dd-values (or --rollout-values)")
     return groups
 
@@ -372,7 +380,7 @@ def behaviour_clone(policy: ActorCritic, rules: RulesConfig, encoder: Any, cfg: 
                 del ref
                 if cfg.disagreements_only:
                     weight = disagree
-            q = None  # float32[T, A]: the double-dummy values (q_temperature), NaN where there are none
+            q = None  # float32[T, A]: the card values (q_temperature), NaN where there are none
             if cfg.q_temperature > 0:
                 q = torch.from_numpy(data["qvalues"]).to(device)
                 if cfg.q_from_trick > 0:  # keep the values from that trick on (tricks completed, one-hot in obs)
@@ -440,7 +448,7 @@ def dd_target(ref_logp: torch.Tensor, masks: torch.Tensor, q: torch.Tensor, temp
     Args:
         ref_logp: ``float32[T, A]`` the start's log-probabilities (illegal entries are ignored).
         masks: ``bool[T, A]`` legal actions.
-        q: ``float32[T, A]`` double-dummy values in table points (NaN where there are none).
+        q: ``float32[T, A]`` card values (double-dummy or rollout) in table points (NaN where there are none).
         temperature: table points; > 0.
     """
     bonus = torch.nan_to_num(q, nan=0.0) / temperature
@@ -449,7 +457,7 @@ def dd_target(ref_logp: torch.Tensor, masks: torch.Tensor, q: torch.Tensor, temp
 
 
 def dd_gain(logp: torch.Tensor, ref_logp: torch.Tensor, masks: torch.Tensor, q: torch.Tensor) -> torch.Tensor:
-    """Mean over the rows of the expected double-dummy value under ``exp(logp)`` less that under
+    """Mean over the rows of the expected card value under ``exp(logp)`` less that under
     the start's ``exp(ref_logp)`` (table points, a scalar that carries ``logp``'s gradient); rows
     without values (``q`` NaN) add 0. Shapes ``[T, A]``; ``masks`` bool, the others float32."""
     has = masks & ~torch.isnan(q)
@@ -458,7 +466,7 @@ def dd_gain(logp: torch.Tensor, ref_logp: torch.Tensor, masks: torch.Tensor, q: 
 
 
 def dd_losses(q: torch.Tensor, masks: torch.Tensor, picks: torch.Tensor) -> torch.Tensor:
-    """``float32[T]``: the best legal action's double-dummy value minus that of ``picks``
+    """``float32[T]``: the best legal action's card value minus that of ``picks``
     (``int64[T]``, legal action ids), table points; NaN on the rows without values. ``q`` is
     ``float32[T, A]`` (NaN where there are no values), ``masks`` ``bool[T, A]``."""
     qv = torch.where(masks, torch.nan_to_num(q, nan=float("-inf")), float("-inf"))

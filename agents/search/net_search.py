@@ -22,6 +22,12 @@ than one legal action as follows (docs/search.md):
    values of close candidates differ by less than their error, so a plain argmax over them
    picks noise over the policy's choice (``z=0``: the plain argmax, ties to the favourite).
 
+With ``rollouts=True`` (``ppo-rollout-K`` in the registry) step 3 plays each candidate out
+instead: after it the network plays every seat greedily, each seat on its own view, to the end
+of the world's deal, and the value is the deal's score difference for the acting side
+(:func:`agents.ppo.pretrain.rollout_rows`, all worlds and candidates in lockstep, one batched
+forward pass per step). No critic is needed, and the values are exact for that continuation.
+
 The search covers the card play; in the auction and the declarations the network acts alone
 unless ``auction=True``. The network alone decides where no world can be drawn. The critic's values assume the policy's
 own play from the next position on, so this is one step of policy improvement, not a
@@ -37,6 +43,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_result, is_terminal
 from blot_env.errors import ConfigError
 from blot_env.observation import privileged_features
@@ -62,21 +69,23 @@ class NetSearchAgent(BaseAgent):
             the search covers the card play).
         z: standard errors of the paired gain by which a candidate must beat the policy's
             favourite to be played instead (0: the candidate with the highest mean value).
+        rollouts: value each candidate by playing the deal out with the network in every seat
+            (module doc) instead of the critic and the solver; ``exact_tricks`` is then unused.
 
     The critic's values are turned into score-sheet units with the agent's training
     ``rollout.reward_scale`` (``agent.reward_scale``).
 
     Raises:
         ValueError: ``k`` / ``top`` below 1, ``exact_tricks`` or ``z`` below 0.
-        ConfigError: the policy file has no critic weights.
+        ConfigError: the policy file has no critic weights (not raised with ``rollouts``).
     """
 
     def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
-                 name: str = "ppo-search", auction: bool = False, z: float = 2.0) -> None:
+                 name: str = "ppo-search", auction: bool = False, z: float = 2.0, rollouts: bool = False) -> None:
         if k < 1 or top < 1 or exact_tricks < 0 or not 0 <= z < float("inf"):
             raise ValueError(f"k and top must be >= 1, exact_tricks >= 0 and z finite and >= 0, got k={k}, top={top}, "
                              f"exact_tricks={exact_tricks}, z={z}")
-        if not getattr(agent, "has_critic", False):
+        if not rollouts and not getattr(agent, "has_critic", False):
             raise ConfigError(f"{name}: the policy file has no critic weights (a policy exported by an older "
                               "blot-train); train or export it again")
         self.agent = agent
@@ -85,6 +94,7 @@ class NetSearchAgent(BaseAgent):
         self.k, self.top, self.exact_tricks = int(k), int(top), int(exact_tricks)
         self.auction = bool(auction)
         self.z = float(z)
+        self.rollouts = bool(rollouts)
         self.reward_scale = float(agent.reward_scale)
         self.name = name
         self.seconds = 0.0
@@ -109,7 +119,13 @@ class NetSearchAgent(BaseAgent):
             worlds = []
         if not worlds:
             return cands[0]
-        q = np.stack([self._world_values(w.state, view.seat, cands) for w in worlds])  # [worlds, candidates]
+        if self.rollouts:
+            from ..ppo.pretrain import rollout_rows
+
+            q = rollout_rows([w.state for w in worlds], self.net, self.encoder, layout_for(view.cfg).num_actions,
+                             actions=cands)[:, cands].astype(np.float64)
+        else:
+            q = np.stack([self._world_values(w.state, view.seat, cands) for w in worlds])  # [worlds, candidates]
         best = cands[choose(q, self.z)]
         self.seconds += time.perf_counter() - t0
         self.decisions += 1
