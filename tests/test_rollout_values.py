@@ -67,7 +67,9 @@ def test_rollout_values_sit_on_the_legal_cards_and_the_played_card_gets_the_deal
     vals = q[cards][masks[cards]]
     assert (vals == np.round(vals)).all()
     played = q[cards, acts[cards]]
-    assert np.array_equal(played, a["returns"][cards]), np.flatnonzero(played != a["returns"][cards])
+    # the file's agents act on one view at a time and the rollouts on batches: a last-bit difference between
+    # the two forward passes could flip a near-tie, so allow 1% (none seen here)
+    assert np.mean(played == a["returns"][cards]) >= 0.99, np.flatnonzero(played != a["returns"][cards])
     spread = np.nanmax(q[cards], 1) - np.nanmin(q[cards], 1)
     assert (spread > 0).mean() > 0.2  # the card chosen changes the outcome on many decisions
 

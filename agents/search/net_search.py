@@ -28,11 +28,12 @@ of the world's deal, and the value is the deal's score difference for the acting
 (:func:`agents.ppo.pretrain.rollout_rows`, all worlds and candidates in lockstep, one batched
 forward pass per step). No critic is needed, and the values are exact for that continuation.
 
-The search covers the card play; in the auction and the declarations the network acts alone
-unless ``auction=True``. The network alone decides where no world can be drawn. The critic's values assume the policy's
+The search covers the play phase: the cards, and in bazar the declaration steps of the first
+trick; in the auction the network acts alone unless ``auction=True``. The network alone decides
+where no world can be drawn. The critic's values assume the policy's
 own play from the next position on, so this is one step of policy improvement, not a
-minimax. It needs a policy file that carries the critic (``policy.pt`` files written since the
-critic was exported, the shipped ones among them).
+minimax. Without ``rollouts`` it needs a policy file that carries the critic (``policy.pt``
+files written since the critic was exported, the shipped ones among them).
 """
 
 from __future__ import annotations
@@ -60,7 +61,8 @@ class NetSearchAgent(BaseAgent):
     """The critic of a PPO network over ``k`` sampled worlds (see the module doc).
 
     Args:
-        agent: a :class:`agents.ppo.agent.PPOAgent` whose network has a critic.
+        agent: a :class:`agents.ppo.agent.PPOAgent` whose network has a critic (any PPO policy
+            with ``rollouts``).
         k: worlds per decision.
         top: candidate actions per decision (the policy's most likely ones).
         exact_tricks: solve the position exactly when at most this many tricks are left (0: never).
