@@ -112,7 +112,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
             kept = out.mask[e].sum() > 1
             if dd_values and kept:
                 qvals.append(_dd_row(vec.states[e], vec.num_actions))  # before act: an agent may not touch the state
-            if rollout_values and kept and vec.states[e].phase == Phase.PLAY and not vec.states[e].pending:
+            if rollout_values and kept and _card_decision(vec.states[e]):
                 card_states.append((len(acts), vec.states[e]))  # states are immutable: no copy needed
             a = int(agents[e][s].act(vec.views[e], rng))
             actions[e] = a
@@ -214,7 +214,7 @@ def rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num_actio
             mask = torch.zeros((len(part), num_actions), dtype=torch.bool)
             for j, v in enumerate(views):
                 mask[j, list(v.legal)] = True
-            picks = policy.logits(obs).masked_fill(~mask, float("-inf")).argmax(-1).tolist()
+            picks = MaskedCategorical(policy.logits(obs), mask).mode().tolist()
             for k, a in zip(part, picks):
                 i, a0, mover, st = runs[k]
                 runs[k] = (i, a0, mover, apply_action(st, int(a)))
@@ -247,13 +247,19 @@ def world_rollout_rows(states: list[Any], policy: ActorCritic, encoder: Any, num
     return out
 
 
+def _card_decision(state: Any) -> bool:
+    """Whether ``state`` waits for a card (play phase, no declaration step pending): the decisions
+    that get card values."""
+    return state.phase == Phase.PLAY and not state.pending
+
+
 def _dd_row(state: Any, num_actions: int) -> np.ndarray:
     """``float32[A]``: each legal card's exact double-dummy value for the mover's side (table
     points) when ``state`` waits for a card with no declaration step pending; NaN elsewhere."""
     from ..search.solver import solve
 
     row = np.full(num_actions, np.nan, dtype=np.float32)
-    if state.phase == Phase.PLAY and not state.pending:
+    if _card_decision(state):
         _, vals = solve(state)
         for a, v in vals.items():
             row[a] = v
