@@ -37,8 +37,9 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -271,6 +272,23 @@ def _worker_init() -> None:
         torch.set_num_threads(1)
 
 
+@contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """One torch thread while the boards play in this process, as in the workers (one decision
+    per forward pass gains nothing from more; idle OpenMP threads spin against the other
+    processes), then the caller's setting again."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(old)
+
+
 def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
     cfg, deals, start, cand, opp, seed, mixed = args
     cand = _resolve(cand, cfg)
@@ -361,10 +379,11 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
     if workers == 1:
         cand = _resolve(candidate, cfg)
         opp = cand if same else _resolve(opponent, cfg)
-        for i, d in enumerate(deals):
-            results.append(play_board(cfg, d, start_index + i, cand, opp, seed, mixed, timing))
-            if bar is not None:
-                bar.update(1)
+        with _one_torch_thread():
+            for i, d in enumerate(deals):
+                results.append(play_board(cfg, d, start_index + i, cand, opp, seed, mixed, timing))
+                if bar is not None:
+                    bar.update(1)
         names = (cand.name, opp.name)
     else:
         jobs = [(cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,

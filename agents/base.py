@@ -10,6 +10,8 @@ Adapters:
 * :func:`as_policy` binds an agent to a generator and gives a ``Callable[[SeatView], int]``,
   the form the env's single-agent wrapper accepts for the other seats.
 * :class:`CallableAgent` wraps any ``(view, rng) -> int`` function as an agent.
+* :class:`PhaseSplitAgent` lets one agent bid and another play the cards, to tell which part
+  of a game an agent wins or loses (``scripts/phase_swap.py``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from blot_env.state import Phase
 from blot_env.view import SeatView
 
 
@@ -82,6 +85,29 @@ class CallableAgent(BaseAgent):
         return int(self.fn(view, rng))
 
 
+class PhaseSplitAgent(BaseAgent):
+    """``bidder`` makes the calls of the auction (``Phase.AUCTION``; rules.md 2.2 on bazar) and
+    ``player`` every later decision: the cards and the declaration steps (rules.md 2.3-2.4).
+
+    Each part acts on the same :class:`SeatView` with the generator the caller passes, as it
+    would alone; ``reset`` resets both. The default name is ``"BIDDER+PLAYER"`` from the
+    parts' names.
+    """
+
+    def __init__(self, bidder: Agent, player: Agent, name: str | None = None):
+        self.bidder = bidder
+        self.player = player
+        self.name = name or f"{getattr(bidder, 'name', 'agent')}+{getattr(player, 'name', 'agent')}"
+
+    def act(self, view: SeatView, rng: np.random.Generator) -> int:
+        part = self.bidder if view.phase == Phase.AUCTION else self.player
+        return int(part.act(view, rng))
+
+    def reset(self) -> None:
+        reset_agent(self.bidder)
+        reset_agent(self.player)
+
+
 class AgentPolicy:
     """``policy(view) -> action id``: an agent bound to its own generator (see :func:`as_policy`)."""
 
@@ -136,4 +162,5 @@ def check_action(view: SeatView, action: int, who: str = "agent") -> int:
     return a
 
 
-__all__ = ["Agent", "AgentPolicy", "BaseAgent", "CallableAgent", "as_policy", "check_action", "reset_agent"]
+__all__ = ["Agent", "AgentPolicy", "BaseAgent", "CallableAgent", "PhaseSplitAgent", "as_policy", "check_action",
+           "reset_agent"]

@@ -403,3 +403,27 @@ def test_cli_refuses_an_empty_opponent_name(capsys, vs):
     assert cli_main(["--agent", "rules", "--vs", vs, "--boards", "2", "--split", "dev", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert f"--vs {vs!r}: expected agent names separated by commas, with no empty name" in err
+
+
+def test_in_process_boards_run_torch_on_one_thread_and_restore_the_setting():
+    """workers=1 plays on one torch thread (idle OpenMP threads spin against other processes)
+    and gives the caller its own setting back afterwards."""
+    import torch
+
+    seen = []
+
+    class Probe(BaseAgent):
+        name = "probe"
+
+        def act(self, view, rng):
+            seen.append(torch.get_num_threads())
+            return view.legal[0]
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        evaluate(Probe(), "random", "bazar", load_suite("bazar", "dev")[:1], workers=1)
+        assert seen and set(seen) == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
