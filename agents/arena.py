@@ -345,7 +345,8 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
             ``start_index + i`` (the index keys the agents' generators).
         seed: base seed of the agents' generators.
         mixed: mixed-partnership mode (4 players).
-        workers: processes (1: this process).
+        workers: processes (1: this process, where torch runs on one thread while the boards
+            play, as in the worker processes, and gets the caller's setting back after).
         progress: a tqdm bar on stderr.
         chunk: boards per task with ``workers > 1`` (default :func:`chunk_size`).
 

@@ -90,11 +90,15 @@ class PhaseSplitAgent(BaseAgent):
     ``player`` every later decision: the cards and the declaration steps (rules.md 2.3-2.4).
 
     Each part acts on the same :class:`SeatView` with the generator the caller passes, as it
-    would alone; ``reset`` resets both. The default name is ``"BIDDER+PLAYER"`` from the
-    parts' names.
+    would alone; ``reset`` resets both.
+
+    Args:
+        bidder: the agent of the auction's calls.
+        player: the agent of the cards and the declaration steps.
+        name: the agent's name; default ``"BIDDER+PLAYER"`` from the parts' names.
     """
 
-    def __init__(self, bidder: Agent, player: Agent, name: str | None = None):
+    def __init__(self, bidder: Agent, player: Agent, name: str | None = None) -> None:
         self.bidder = bidder
         self.player = player
         self.name = name or f"{getattr(bidder, 'name', 'agent')}+{getattr(player, 'name', 'agent')}"

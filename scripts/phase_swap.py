@@ -8,15 +8,16 @@ from different agents, and how often two agents make the same call.
 A ``--vs`` (or ``--agent``) of the form ``BIDDER+PLAYER`` is a
 :class:`agents.base.PhaseSplitAgent`: ``BIDDER`` makes the auction's calls and ``PLAYER`` the cards
 and declaration steps; each part is an agent name of :func:`agents.registry.make_agent`
-(a policy path too). The rows are the duplicate evaluation of ``--agent`` against each
+(a policy path too, which then cannot hold a ``+``). The rows are the duplicate evaluation of ``--agent`` against each
 ``--vs`` (docs/evaluation.md; in ``--mixed``, the candidate and a ``--vs`` partner against two
 ``--vs``), in the format of ``blot-eval``.
 
 ``--agreement REF`` plays the first ``--deals`` boards of the suite (the deal's first table)
-with ``REF`` in every seat and, at each of the auction's decisions, asks ``REF`` once more with
-an independent generator and each ``--with`` agent: the share of calls equal to ``REF``'s,
-with a 95% Wilson interval (decisions of one deal are counted as independent). An agent that
-samples its calls (``rules-medium`` draws deals) agrees with itself in less than 1.
+with ``REF`` in every seat and, at each of the auction's decisions (forced ones included), asks
+``REF`` once more and each ``--with`` agent, each with its own generator: the share of calls
+equal to ``REF``'s, with a 95% Wilson interval (the calls of one deal are counted as
+independent, so the interval is too narrow). An agent that samples its calls
+(``rules-medium`` draws deals) agrees with itself in less than 1.
 """
 
 from __future__ import annotations
@@ -29,18 +30,25 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from agents.base import Agent  # noqa: E402  (after the path: the script runs from a clone)
+from blot_env.rules_config import PRESETS  # noqa: E402
 
-def make_spec(spec: str, preset: str):
-    """An agent from a registry name, or a :class:`PhaseSplitAgent` from ``BIDDER+PLAYER``.
+
+def make_spec(spec: str, preset: str) -> Agent:
+    """An agent from a registry name, or a :class:`PhaseSplitAgent` from ``BIDDER+PLAYER``; its
+    ``name`` is ``spec`` (so two policy files both called ``policy.pt`` keep apart in the table).
 
     Raises:
         ValueError: an empty part, or a name :func:`agents.registry.make_agent` rejects.
+        ImportError: a policy file without torch installed.
     """
     from agents.base import PhaseSplitAgent
     from agents.registry import make_agent
 
     if "+" not in spec:
-        return make_agent(spec, preset)
+        agent = make_agent(spec, preset)
+        agent.name = spec
+        return agent
     bidder, _, player = spec.partition("+")
     if not bidder or not player or "+" in player:
         raise ValueError(f"{spec!r}: expected BIDDER+PLAYER, two agent names")
@@ -49,8 +57,24 @@ def make_spec(spec: str, preset: str):
 
 def auction_agreement(ref: str, others: list[str], preset: str, deals: list[dict], seed: int = 0
                       ) -> dict[str, tuple[int, int]]:
-    """Per agent (``ref`` itself first, under the key ``ref + " (again)"``): (calls equal to
-    ``ref``'s, auction decisions) over ``deals`` played by ``ref`` in every seat."""
+    """How often agents make ``ref``'s call in ``ref``'s own auctions.
+
+    Args:
+        ref, others: agent specs (:func:`make_spec`).
+        preset: the rules.
+        deals: suite deals (:func:`agents.arena.load_suite`), each played once by ``ref`` in
+            every seat to the end of the deal.
+        seed: keys every generator: ``ref``'s seat ``s`` on deal ``i`` draws from
+            ``(seed, i, s)``, the ``j``-th judge from ``(seed, i, 100 + j)``, so that adding a
+            judge changes no other count.
+
+    Returns:
+        Per judge (``ref`` itself first, under ``ref + " (again)"``, then ``others``): (calls
+        equal to ``ref``'s, auction decisions, forced ones included).
+
+    Raises:
+        ValueError: a spec :func:`make_spec` rejects.
+    """
     import numpy as np
 
     from agents.arena import deal_state
@@ -70,14 +94,14 @@ def auction_agreement(ref: str, others: list[str], preset: str, deals: list[dict
         for a in (actor, *judges.values()):
             reset_agent(a)
         rngs = [np.random.default_rng([seed, i, s]) for s in range(cfg.num_players)]
-        side = np.random.default_rng([seed, i, 99])
+        sides = [np.random.default_rng([seed, i, 100 + j]) for j in range(len(judges))]
         while not is_terminal(state):
             seat = current_seat(state)
             view = seat_view(state, seat)
             action = int(actor.act(view, rngs[seat]))
             if state.phase == Phase.AUCTION:
                 n += 1
-                for key, judge in judges.items():
+                for (key, judge), side in zip(judges.items(), sides):
                     same[key] += int(judge.act(view, side)) == action
             state = apply_action(state, action)
     return {k: (v, n) for k, v in same.items()}
@@ -88,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--agent", default="ppo", help="candidate: an agent name or BIDDER+PLAYER (default ppo)")
     ap.add_argument("--vs", action="append", default=[], metavar="SPEC",
                     help="opponent: an agent name or BIDDER+PLAYER (repeatable)")
-    ap.add_argument("--preset", default="bazar")
+    ap.add_argument("--preset", default="bazar", choices=sorted(PRESETS))
     ap.add_argument("--split", default="dev", choices=["dev", "test"])
     ap.add_argument("--boards", type=int, default=1000, help="boards per opponent")
     ap.add_argument("--mixed", action="store_true", help="mixed partnerships (4-player presets)")
@@ -106,19 +130,30 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.boards < 1 or args.workers < 1 or args.deals < 1:
         ap.error("--boards, --workers and --deals must be >= 1")
+    given = {a for a in ("--vs", "--mixed") if (args.vs if a == "--vs" else args.mixed)}
+    if args.agreement is not None:
+        if not args.agreement:
+            ap.error("--agreement needs an agent")
+        if given:
+            ap.error(f"--agreement plays REF's own deals; {' and '.join(sorted(given))} belong to the evaluation")
+    elif args.others:
+        ap.error("--with is for --agreement REF")
     try:
         if args.agreement:
-            deals = load_suite(args.preset, args.split)[:args.deals]
+            deals = load_suite(args.preset, args.split)
+            if args.deals > len(deals):
+                ap.error(f"--deals {args.deals}: the {args.preset} {args.split} suite has {len(deals)} deals")
+            deals = deals[:args.deals]
             res = auction_agreement(args.agreement, args.others, args.preset, deals)
-            rows = [{"agent": k, "same": s, "decisions": n, "agreement": s / n if n else None,
-                     "ci95": list(wilson_interval(s, n)) if n else None} for k, (s, n) in res.items()]
+            rows = [{"agent": k, "same": s, "decisions": n, "agreement": s / n,
+                     "ci95": list(wilson_interval(s, n))} for k, (s, n) in res.items()]
             if args.json:
                 print(json.dumps({"reference": args.agreement, "preset": args.preset, "split": args.split,
                                   "deals": len(deals), "rows": rows}, indent=1))
             else:
                 print(f"auction calls equal to {args.agreement}'s, {len(deals)} {args.split} deals of {args.preset}")
                 for r in rows:
-                    lo, hi = r["ci95"] or (float("nan"), float("nan"))
+                    lo, hi = r["ci95"]
                     print(f"  {r['agent']:<40} {r['same']:>5}/{r['decisions']:<5} {r['agreement']:.3f} "
                           f"[{lo:.3f}, {hi:.3f}]")
             return 0
@@ -128,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
         opps = [make_spec(v, args.preset) for v in args.vs]
         report = run(cand, opps, preset=args.preset, boards=args.boards, split=args.split, mixed=args.mixed,
                      workers=args.workers, progress=not args.json)
-    except (ValueError, ConfigError, FileNotFoundError) as e:
+    except (ValueError, ConfigError, FileNotFoundError, ImportError) as e:
         ap.error(str(e))
     print(json.dumps(report, indent=1) if args.json else format_table(report))
     return 0

@@ -49,12 +49,13 @@ def test_calls_from_the_bidder_the_rest_from_the_player(preset):
 
 
 def test_split_of_an_agent_with_itself_plays_as_the_agent():
-    """rules+rules is the same agent as rules: the same boards give the same scores."""
+    """rules-medium+rules-medium is the same agent as rules-medium, generator included (its
+    calls sample deals): the same boards give the same scores."""
     cfg = make_rules("bazar")
-    deals = load_suite("bazar", "dev")[:4]
-    split = PhaseSplitAgent(make_agent("rules", cfg), make_agent("rules", cfg))
+    deals = load_suite("bazar", "dev")[:2]
+    split = PhaseSplitAgent(make_agent("rules-medium", cfg), make_agent("rules-medium", cfg))
     a = evaluate(split, "random", cfg, deals, seed=3)
-    b = evaluate("rules", "random", cfg, deals, seed=3)
+    b = evaluate("rules-medium", "random", cfg, deals, seed=3)
     assert [t.diff for x in a.boards for t in x.tables] == [t.diff for x in b.boards for t in x.tables]
 
 
@@ -88,6 +89,10 @@ def test_auction_agreement_counts():
     assert n > 5 * 4 - 1 and same == n  # deterministic: every call again
     assert res["rules"] == (n, n)
     assert res["random"][1] == n and res["random"][0] < n
+    # each judge draws from its own generator: a judge listed after it changes no count
+    alone = phase_swap.auction_agreement("random", ["random"], "bazar", deals)
+    more = phase_swap.auction_agreement("random", ["random", "rules-medium"], "bazar", deals)
+    assert more["random (again)"] == alone["random (again)"] and more["random"] == alone["random"]
     # a sampling agent disagrees with itself sometimes (as rules-medium, which bids from sampled deals)
     rnd = phase_swap.auction_agreement("random", [], "bazar", deals)
     assert rnd["random (again)"][0] < rnd["random (again)"][1]
@@ -101,6 +106,19 @@ def test_cli_table_and_errors(capsys):
     rep = json.loads(capsys.readouterr().out)
     assert rep["rows"][0]["agent"] == "rules+random" and rep["rows"][0]["opponent"] == "random+rules"
     assert rep["rows"][0]["boards"] == 2
-    with pytest.raises(SystemExit):
-        phase_swap.main(["--boards", "2"])  # no --vs
-    assert "at least one --vs" in capsys.readouterr().err
+    assert phase_swap.main(["--agreement", "random", "--with", "rules", "--deals", "2", "--json"]) == 0
+    agr = json.loads(capsys.readouterr().out)
+    assert [r["agent"] for r in agr["rows"]] == ["random (again)", "rules"] and agr["deals"] == 2
+    assert all(0 <= r["same"] <= r["decisions"] and r["ci95"][0] <= r["agreement"] <= r["ci95"][1]
+               for r in agr["rows"])
+    for argv, msg in ((["--boards", "2"], "at least one --vs"),
+                      (["--vs", "rules+nobody", "--boards", "2"], "unknown agent"),
+                      (["--vs", "rules", "--preset", "duel", "--mixed", "--boards", "2"], "4-player"),
+                      (["--agreement", "rules", "--vs", "random"], "--agreement plays REF's own deals"),
+                      (["--vs", "rules", "--with", "random"], "--with is for --agreement"),
+                      (["--agreement", "rules", "--deals", "999999"], "suite has"),
+                      (["--vs", "rules", "--preset", "bazaar"], "invalid choice")):
+        with pytest.raises(SystemExit) as e:
+            phase_swap.main(argv)
+        assert e.value.code == 2
+        assert msg in capsys.readouterr().err, argv
