@@ -30,8 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agents.base import Agent  # noqa: E402  (after the path: the script runs from a clone)
+from agents.base import Agent, CallableAgent, PhaseSplitAgent  # noqa: E402  (after the path: the script runs from a clone)
 from blot_env.rules_config import PRESETS  # noqa: E402
+from blot_env.view import SeatView  # noqa: E402
 
 
 def make_spec(spec: str, preset: str) -> Agent:
@@ -42,7 +43,6 @@ def make_spec(spec: str, preset: str) -> Agent:
         ValueError: an empty part, or a name :func:`agents.registry.make_agent` rejects.
         ImportError: a policy file without torch installed.
     """
-    from agents.base import PhaseSplitAgent
     from agents.registry import make_agent
 
     if "+" not in spec:
@@ -77,33 +77,35 @@ def auction_agreement(ref: str, others: list[str], preset: str, deals: list[dict
     """
     import numpy as np
 
-    from agents.arena import deal_state
+    from agents.arena import deal_state, play_table
     from agents.base import reset_agent
-    from blot_env.engine import apply_action, current_seat, is_terminal
     from blot_env.rules_config import make_rules
     from blot_env.state import Phase
-    from blot_env.view import seat_view
 
     cfg = make_rules(preset)
-    actor, again = make_spec(ref, preset), make_spec(ref, preset)
-    judges = {f"{ref} (again)": again} | {o: make_spec(o, preset) for o in others}
+    actor = make_spec(ref, preset)
+    judges = {f"{ref} (again)": make_spec(ref, preset)} | {o: make_spec(o, preset) for o in others}
     same = dict.fromkeys(judges, 0)
     n = 0
+    sides: list[np.random.Generator] = []
+
+    def judged(view: SeatView, rng: np.random.Generator) -> int:
+        """``ref``'s action; on a call, each judge is asked too and its agreement counted."""
+        nonlocal n
+        action = int(actor.act(view, rng))
+        if view.phase == Phase.AUCTION:
+            n += 1
+            for (key, judge), side in zip(judges.items(), sides):
+                same[key] += int(judge.act(view, side)) == action
+        return action
+
+    seat_agent = CallableAgent(judged, ref)
     for i, deal in enumerate(deals):
-        state = deal_state(cfg, deal)
         for a in (actor, *judges.values()):
             reset_agent(a)
+        sides[:] = [np.random.default_rng([seed, i, 100 + j]) for j in range(len(judges))]
         rngs = [np.random.default_rng([seed, i, s]) for s in range(cfg.num_players)]
-        sides = [np.random.default_rng([seed, i, 100 + j]) for j in range(len(judges))]
-        while not is_terminal(state):
-            seat = current_seat(state)
-            view = seat_view(state, seat)
-            action = int(actor.act(view, rngs[seat]))
-            if state.phase == Phase.AUCTION:
-                n += 1
-                for (key, judge), side in zip(judges.items(), sides):
-                    same[key] += int(judge.act(view, side)) == action
-            state = apply_action(state, action)
+        play_table(deal_state(cfg, deal), [seat_agent] * cfg.num_players, rngs)
     return {k: (v, n) for k, v in same.items()}
 
 
@@ -130,12 +132,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.boards < 1 or args.workers < 1 or args.deals < 1:
         ap.error("--boards, --workers and --deals must be >= 1")
-    given = {a for a in ("--vs", "--mixed") if (args.vs if a == "--vs" else args.mixed)}
+    given = [flag for flag, on in (("--mixed", args.mixed), ("--vs", bool(args.vs))) if on]
     if args.agreement is not None:
         if not args.agreement:
             ap.error("--agreement needs an agent")
         if given:
-            ap.error(f"--agreement plays REF's own deals; {' and '.join(sorted(given))} belong to the evaluation")
+            ap.error(f"--agreement plays REF's own deals; {' and '.join(given)} belong to the evaluation")
     elif args.others:
         ap.error("--with is for --agreement REF")
     try:
