@@ -38,6 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         data = widen_policy_file(args.source, args.out, args.hidden, args.seed)
     except ConfigError as e:
         ap.error(str(e))
+    except OSError as e:
+        ap.error(f"cannot write --out {args.out}: {e}")
     info = data["meta"]["widened_from"]
     print(f"{args.source}: actor {info['hidden']} -> {info['to']} written to {args.out}")
     return 0

@@ -70,18 +70,26 @@ def test_refuses_shrinking_a_tanh_layer_added_and_a_shared_trunk():
     with pytest.raises(ConfigError, match="identity"):
         widen_policy(tanh, [256, 256, 256])
     assert widen_policy(tanh, [300, 300])["config"]["network"]["hidden"] == [300, 300]
+    lost = {**data, "policy": {k: v for k, v in data["policy"].items() if k != "actor_trunk.2.weight"}}
+    with pytest.raises(ConfigError, match=r"missing \['actor_trunk\.2\.weight'\]"):
+        widen_policy(lost, [512, 512])
+    deeper = {**data, "config": {**data["config"], "network": {**data["config"]["network"], "hidden": [256]}}}
+    with pytest.raises(ConfigError, match=r"unexpected \['actor_trunk\.2\.weight'"):
+        widen_policy(deeper, [512])
     shared = {**data, "config": {**data["config"], "network": {**data["config"]["network"], "shared_trunk": True}}}
     with pytest.raises(ConfigError, match="shared_trunk"):
         widen_policy(shared, [512, 512])
 
 
-def test_trainer_continues_from_a_widened_policy(tmp_path):
-    cfg = load_config(REPO / "configs" / "ppo_tiny.yaml", ["total_steps=200"])
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_trainer_continues_from_a_widened_checkpoint(tmp_path, activation):
+    cfg = load_config(REPO / "configs" / "ppo_tiny.yaml", ["total_steps=200", f"network.activation={activation}"])
     build_trainer(cfg, tmp_path / "small").train()
-    widen_policy_file(tmp_path / "small" / "policy.pt", tmp_path / "wide.pt", [48, 40])
+    hidden = [48, 40] if activation == "relu" else [48]  # tanh: wider only, no added layer
+    widen_policy_file(tmp_path / "small" / "checkpoint.pt", tmp_path / "wide.pt", hidden)
     wide_cfg = load_config(REPO / "configs" / "ppo_tiny.yaml",
-                           ["total_steps=200", f"init_policy={tmp_path / 'wide.pt'}", "network.hidden=[48, 40]",
-                            "network.critic_hidden=[32]"])
+                           ["total_steps=200", f"init_policy={tmp_path / 'wide.pt'}", f"network.hidden={hidden}",
+                            "network.critic_hidden=[32]", f"network.activation={activation}"])
     trainer = build_trainer(wide_cfg, tmp_path / "wide_run")
     start, *_ = load_policy(tmp_path / "small" / "policy.pt")
     obs, _ = _positions(steps=4, envs=8)
@@ -91,7 +99,8 @@ def test_trainer_continues_from_a_widened_policy(tmp_path):
     grown, *_ = load_policy(tmp_path / "wide_run" / "policy.pt")
     assert not torch.equal(grown.policy_head.weight[:, 32:], torch.zeros_like(grown.policy_head.weight[:, 32:]))
     # a run whose widths differ from the file's is refused by name
-    bad = load_config(REPO / "configs" / "ppo_tiny.yaml", [f"init_policy={tmp_path / 'wide.pt'}"])
+    bad = load_config(REPO / "configs" / "ppo_tiny.yaml",
+                      [f"init_policy={tmp_path / 'wide.pt'}", f"network.activation={activation}"])
     with pytest.raises(ConfigError, match=r"network\.hidden"):
         build_trainer(bad, tmp_path / "bad_run")
 
@@ -107,3 +116,8 @@ def test_cli_writes_the_file_and_reports_bad_widths(tmp_path, capsys):
     with pytest.raises(SystemExit):
         script.main([str(tmp_path / "missing.pt"), "--hidden", "512", "--out", str(tmp_path / "x.pt")])
     assert "no such file" in capsys.readouterr().err
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(SystemExit):
+        script.main([str(SHIPPED), "--hidden", "512", "512", "--out", str(tmp_path / "taken")])
+    assert "cannot write --out" in capsys.readouterr().err
+    assert not (tmp_path / "taken.tmp").exists()

@@ -8,18 +8,22 @@ play with room to learn more (Net2Net's function-preserving growth, Chen et al.,
 * every source unit keeps its incoming weights and bias;
 * a new unit of a widened layer gets freshly initialised incoming weights (orthogonal, as a
   fresh network's) and zero outgoing weights, so it changes nothing until training moves
-  those; its incoming weights start learning once they are non-zero;
+  the outgoing weights; its incoming weights get gradients once those are non-zero;
 * a new layer after the last source layer starts as the identity on the source units (a
   ReLU of a ReLU's output is that output) plus new units as above; so it needs ``relu``.
 
 The critic (``network.critic_hidden``, or ``hidden`` when that is empty, which is then kept as
 an explicit ``critic_hidden``) is copied as it is. The output's config is the source's with the
-new ``network.hidden``; its ``meta`` records the source file and widths.
+new ``network.hidden``; its ``meta`` records the source file and widths (and keeps an earlier
+widening's record under ``earlier``). With ``network.precision: bfloat16`` an added layer
+rounds its input to bfloat16 where the source's head read float32 (after the first layer,
+which runs outside autocast), so the logits agree to bfloat16 rounding only.
 """
 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -58,7 +62,8 @@ def widen_policy(data: dict[str, Any], hidden: Sequence[int], seed: int = 0) -> 
 
     Raises:
         ConfigError: ``hidden`` shrinks a layer, drops one, or adds one to a ``tanh`` network;
-            the network shares its trunk with the critic; the weights are not an actor-critic's.
+            the network shares its trunk with the critic; the weights do not fit the config's
+            ``network.hidden`` (the message names the missing or unexpected weight).
     """
     cfg = data["config"]
     net = dict(cfg.get("network") or {})
@@ -75,6 +80,15 @@ def widen_policy(data: dict[str, Any], hidden: Sequence[int], seed: int = 0) -> 
         raise ConfigError(f"an added layer must be at least {old[-1]} wide (the source's last layer) to start as "
                           f"the identity; got {new[len(old):]}")
     w = data["policy"]
+    needed = [f"actor_trunk.{2 * i}.{p}" for i in range(len(old)) for p in ("weight", "bias")]
+    needed += ["policy_head.weight", "policy_head.bias"]
+    absent = [k for k in needed if k not in w]
+    extra = [k for k in w if k.startswith("actor_trunk.") and k not in needed]
+    if absent or extra:
+        raise ConfigError(f"the weights are not those of an actor with network.hidden={old}: missing {absent[:3]}, "
+                          f"unexpected {extra[:3]}")
+    if "obs_dim" not in data or "num_actions" not in data:
+        raise ConfigError("no obs_dim and num_actions entries: not a policy or checkpoint file written by blot-train")
     gen = torch.Generator().manual_seed(int(seed))
     sparse = net.get("input_layer") == "sparse"
     out: dict[str, torch.Tensor] = {k: v.clone() for k, v in w.items()
@@ -111,7 +125,10 @@ def widen_policy(data: dict[str, Any], hidden: Sequence[int], seed: int = 0) -> 
     if not net.get("critic_hidden"):
         net_out["critic_hidden"] = old
     meta = dict(data.get("meta") or {})
-    meta["widened_from"] = {"hidden": old, "to": new, "seed": int(seed)}
+    record: dict[str, Any] = {"hidden": old, "to": new, "seed": int(seed)}
+    if "widened_from" in meta:
+        record["earlier"] = meta["widened_from"]
+    meta["widened_from"] = record
     return {"format": POLICY_FORMAT, "config": {**cfg, "network": net_out}, "obs_dim": int(data["obs_dim"]),
             "num_actions": int(data["num_actions"]), "policy": out, "meta": meta}
 
@@ -122,9 +139,16 @@ def widen_policy_file(src: str | Path, out: str | Path, hidden: Sequence[int], s
 
     Raises:
         ConfigError: as :func:`read_policy_file` and :func:`widen_policy`.
+        OSError: ``out`` cannot be written.
     """
     data = widen_policy(read_policy_file(src), hidden, seed)
     data["meta"]["widened_from"]["file"] = str(src)
-    Path(out).parent.mkdir(parents=True, exist_ok=True)
-    torch.save(data, out)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(out.suffix + ".tmp")
+    try:
+        torch.save(data, tmp)
+        os.replace(tmp, out)
+    finally:
+        tmp.unlink(missing_ok=True)
     return data
