@@ -69,13 +69,15 @@ class SaveFormatError(ValueError):
 
 @dataclass(frozen=True)
 class BoardJob:
-    """What every task of a run shares: the rules, the suite's deals, its split and the seed."""
+    """What every task of a run shares: the rules, the suite's deals, its split, the seed, and
+    whether the boards are played in the mixed-partnership mode (:func:`agents.arena.play_board`)."""
 
     cfg: RulesConfig
     deals: Sequence[dict]
     split: str = "test"
     seed: int = 0
     commit: str | None = None
+    mixed: bool = False
 
 
 # ---------------------------------------------------------------------------- worker side
@@ -139,9 +141,10 @@ def play_task(task: Task) -> dict[str, Any]:
     cand = _agent(agent, cfg)
     opp = cand if vs == agent else _agent(vs, cfg)
     timing = Timing()
-    board = play_board(cfg, job.deals[index], index, cand, opp, job.seed, False, timing)
+    board = play_board(cfg, job.deals[index], index, cand, opp, job.seed, job.mixed, timing)
     return {"format": RECORD_FORMAT, "agent": agent, "vs": vs, "preset": cfg.preset, "split": job.split,
-            "seed": job.seed, "index": index, "board": board, "timing": timing, "names": (cand.name, opp.name),
+            "seed": job.seed, "mixed": job.mixed, "index": index, "board": board, "timing": timing,
+            "names": (cand.name, opp.name),
             "cpu_seconds": time.process_time() - c0, "seconds": time.perf_counter() - t0, "commit": job.commit,
             "weights": (_DIGESTS[agent], _DIGESTS[vs])}
 
@@ -314,8 +317,9 @@ def close_pool(pool: Any) -> None:
 
 
 def record_key(r: dict) -> tuple:
-    """What tells runs apart: ``(agent, vs, preset, split, seed)``."""
-    return r["agent"], r["vs"], r["preset"], r["split"], r["seed"]
+    """What tells runs apart: ``(agent, vs, preset, split, seed, mixed)`` (records written before
+    the mixed mode could be saved carry no ``mixed`` and are plain)."""
+    return r["agent"], r["vs"], r["preset"], r["split"], r["seed"], bool(r.get("mixed", False))
 
 
 def read_records(path: str | Path) -> tuple[list[dict], int]:

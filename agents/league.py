@@ -119,10 +119,11 @@ def oriented(board: BoardResult) -> BoardResult:
 def pair_boards(records: Sequence[dict], a: str, b: str, preset: str, split: str,
                 seed: int) -> dict[int, BoardResult]:
     """Board index -> the board of ``a`` against ``b``, from the records of either orientation
-    (a record of ``b`` against ``a`` counts through :func:`oriented`, its delta negated)."""
+    (a record of ``b`` against ``a`` counts through :func:`oriented`, its delta negated); records
+    of the mixed-partnership mode (``eval_long.py --mixed``) are not league boards and are skipped."""
     out: dict[int, BoardResult] = {}
     for r in records:
-        if (r["preset"], r["split"], r["seed"]) != (preset, split, seed):
+        if (r["preset"], r["split"], r["seed"]) != (preset, split, seed) or r.get("mixed"):
             continue
         if (r["agent"], r["vs"]) == (a, b):
             out[r["index"]] = r["board"]
@@ -141,7 +142,7 @@ def pair_cpu(records: Sequence[dict], a: str, b: str, preset: str, split: str, s
     seen: dict[int, float] = {}
     for r in records:
         if ({r["agent"], r["vs"]} == {a, b} and (r["preset"], r["split"], r["seed"]) == (preset, split, seed)
-                and r["index"] < boards):
+                and r["index"] < boards and not r.get("mixed")):
             seen.setdefault(r["index"], r["cpu_seconds"])
     return float(sum(seen.values()))
 

@@ -14,6 +14,12 @@ left in flight at a deadline are dropped, so that no board is left out for takin
     python scripts/eval_long.py --agent pimc-64 --vs rules-medium --address auto --save runs/p.pkl
     python scripts/eval_long.py --summarize runs/pimc64_vs_medium.pkl [other.pkl ...] [--json]
     python scripts/eval_long.py --paired runs/a_vs_insane.pkl runs/b_vs_insane.pkl [--json]
+    python scripts/eval_long.py --agent ppo --vs rules-medium --mixed --split dev --boards 4000 --save runs/m.pkl
+
+``--mixed`` plays the mixed-partnership mode of ``blot-eval --mixed`` (docs/evaluation.md):
+the candidate with an opponent-agent partner against two opponent agents, and the opponent in
+the candidate's seat at the other table. A mixed run is a run of its own in the save file
+(the summary marks it), and ``--paired`` compares only runs of the same mode.
 
 ``--paired A B`` compares two candidates that played the same boards against the same
 opponent (one run per file): the difference of their board scores, board by board, over the
@@ -28,7 +34,7 @@ decision for each agent and the CPU seconds of the boards.
 A board passed out at a table scores 0 there and is never re-dealt. The save file's records
 (:mod:`agents.board_pool`) carry a ``format`` field; a file written before this rule (format
 1, boards re-dealt) is refused with a message, never mixed with new boards. Runs are told
-apart by (agent, vs, preset, split, seed); the summary lists the commits it used, since an
+apart by (agent, vs, preset, split, seed, mixed); the summary lists the commits it used, since an
 agent's name does not change with its code. A name such as ``ppo`` loads whatever policy is
 shipped at the time, so every record also carries a digest of the networks' weights
 (:func:`agents.board_pool.weights_digest`): a resumed run whose weights differ from those of
@@ -79,12 +85,12 @@ def _prefix(by_index: dict[int, dict]) -> int:
 
 
 def summary(records: list[dict]) -> list[dict]:
-    """Per (agent, opponent, preset, split, seed): the metrics over the consecutive boards from 0."""
+    """Per (agent, opponent, preset, split, seed, mixed): the metrics over the consecutive boards from 0."""
     groups: dict[tuple, dict[int, dict]] = {}
     for r in records:
         groups.setdefault(record_key(r), {})[r["index"]] = r
     rows = []
-    for (agent, vs, preset, split, seed), by in sorted(groups.items()):
+    for (agent, vs, preset, split, seed, mixed), by in sorted(groups.items()):
         n = _prefix(by)
         used = [by[i] for i in range(n)]
         cfg = make_rules(preset)
@@ -94,7 +100,8 @@ def summary(records: list[dict]) -> list[dict]:
         m = summarize([r["board"] for r in used], cfg)
         per = timing.per_decision()
         cname, oname = used[0]["names"] if used else (agent, vs)
-        rows.append({"agent": agent, "opponent": vs, "preset": preset, "split": split, "seed": seed, **m,
+        rows.append({"agent": agent, "opponent": vs, "preset": preset, "split": split, "seed": seed, "mixed": mixed,
+                     **m,
                      "commits": sorted({str(r.get("commit")) for r in used}),
                      "weights": sorted({str(r.get("weights")) for r in used}),
                      "boards_finished": len(by), "boards_beyond_prefix": len(by) - n,
@@ -117,7 +124,7 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
 
     Raises:
         ValueError: a file holds no run or more than one, the two runs differ in opponent,
-            preset or split, or they have no board 0 in common.
+            preset, split or mode (plain or mixed), or they have no board 0 in common.
     """
     runs = []
     for recs, name in zip((records_a, records_b), names):
@@ -126,7 +133,7 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
             raise ValueError(f"{name} holds {len(keys)} runs ({keys}); --paired needs exactly one per file")
         runs.append((keys[0], {r["index"]: r for r in recs}))
     (ka, by_a), (kb, by_b) = runs
-    for i, what in ((1, "opponent"), (2, "preset"), (3, "split")):
+    for i, what in ((1, "opponent"), (2, "preset"), (3, "split"), (5, "mixed")):
         if ka[i] != kb[i]:
             raise ValueError(f"the runs differ in {what} ({ka[i]!r} in {names[0]}, {kb[i]!r} in {names[1]}): "
                              "a paired comparison needs the same boards against the same opponent")
@@ -144,13 +151,14 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
         return {"agent": key[0], "file": name, "weights": weights, **summarize(boards, cfg)}
 
     return {"a": side(ka, by_a, a, names[0]), "b": side(kb, by_b, b, names[1]),
-            "opponent": ka[1], "preset": ka[2], "split": ka[3], "boards": n,
+            "opponent": ka[1], "preset": ka[2], "split": ka[3], "mixed": ka[5], "boards": n,
             "difference": {"mean": m, "ci95": [lo, hi], "a_better": float(np.mean(d > 0)),
                            "b_better": float(np.mean(d < 0))}}
 
 
 def _print_paired(p: dict) -> None:
-    print(f"{p['boards']} boards of the {p['preset']} {p['split']} suite against {p['opponent']}:")
+    mode = ", mixed partnerships" if p.get("mixed") else ""
+    print(f"{p['boards']} boards of the {p['preset']} {p['split']} suite against {p['opponent']}{mode}:")
     for k in ("a", "b"):
         r = p[k]
         lo, hi = r["ci95"]
@@ -172,6 +180,9 @@ def _print(rows: list[dict]) -> None:
             continue
         lo, hi = r["ci95"]
         sp = r["sec_per_decision"]
+        if r.get("mixed"):
+            print(f"{r['agent']} vs {r['opponent']}, mixed partnerships "
+                  f"(the candidate with a {r['opponent']} partner):")
         print(f"{r['agent']:<{w}}{r['opponent']:<{w}}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
               f"[{lo:+.2f}, {hi:+.2f}]  {r['board_win_rate']:>8.3f}  "
               f"{sp['agent'] or 0:<8.3f}{sp['opponent'] or 0:<16.4f}{r['cpu_seconds']:>9.1f}"
@@ -197,6 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--address", default=None,
                     help="run on this Ray cluster (auto, HOST:PORT or ray://HOST:PORT; needs the ray extra)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--mixed", action="store_true",
+                    help="mixed-partnership mode (4 players): the candidate with an opponent-agent partner")
     ap.add_argument("--deadline", type=float, default=None,
                     help="stop after this many seconds from the start (the kernels' compilation included)")
     ap.add_argument("--save", help="pickle file the finished boards are appended to")
@@ -240,15 +253,17 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     if not (args.agent and args.vs and args.save):
         ap.error("--agent, --vs and --save are required (or --summarize FILE ...)")
     cfg = make_rules(args.preset)
+    if args.mixed and cfg.num_players != 4:
+        ap.error(f"--mixed needs a 4-player preset; {cfg.preset!r} has {cfg.num_players} players")
     deals = load_suite(args.preset, args.split)
     if args.boards > len(deals):
         ap.error(f"the {args.preset} {args.split} suite has {len(deals)} boards")
     save = Path(args.save)
     f, old = open_save(save)
-    me = (args.agent, args.vs, cfg.preset, args.split, args.seed)
+    me = (args.agent, args.vs, cfg.preset, args.split, args.seed, args.mixed)
     mine = [r for r in old if record_key(r) == me]
     try:
-        unchecked = check_weights(mine, agent_digests((args.agent, args.vs), cfg), *me[2:], save)
+        unchecked = check_weights(mine, agent_digests((args.agent, args.vs), cfg), *me[2:5], save)
     except BaseException:
         f.close()
         raise
@@ -257,13 +272,14 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
               flush=True)
     done = {r["index"] for r in mine}
     todo = [(args.agent, args.vs, i) for i in range(args.boards) if i not in done]
-    job = BoardJob(cfg, deals, args.split, args.seed, commit())
+    job = BoardJob(cfg, deals, args.split, args.seed, commit(), mixed=args.mixed)
     t0 = time.perf_counter()
     if args.address is None and warm_up(cfg, (args.agent, args.vs)):
         print(f"[eval_long] kernels ready in {time.perf_counter() - t0:.0f} s", flush=True)
     from tqdm import tqdm
 
-    bar = tqdm(total=len(todo), desc=f"{args.agent} vs {args.vs}", unit="board", mininterval=5)
+    bar = tqdm(total=len(todo), desc=f"{args.agent} vs {args.vs}{' (mixed)' if args.mixed else ''}", unit="board",
+               mininterval=5)
     pool = make_pool(job, args.workers, args.address)
     try:
         with f:

@@ -214,3 +214,39 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     with pytest.raises(SystemExit):
         eval_long.main(["--paired", str(a), str(tmp_path / "missing.pkl")])
     assert "no file" in capsys.readouterr().err
+
+
+def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
+    """``--mixed``: the boards of blot-eval's mixed mode, saved and resumed apart from a plain
+    run of the same agents in the same file; ``--paired`` refuses a plain run against a mixed one."""
+    save, plain = tmp_path / "both.pkl", tmp_path / "plain.pkl"
+    _run(save, 2)
+    _run(plain, 2)
+    args = ["--agent", "rules", "--vs", "random", "--workers", "1", "--save", str(save), "--mixed"]
+    assert eval_long.main([*args, "--boards", "2"]) == 0
+    assert eval_long.main([*args, "--boards", "3"]) == 0  # resumes: only board 2 is new
+    recs = eval_long.load_records([str(save)])
+    assert sorted((r["mixed"], r["index"]) for r in recs) == [(False, 0), (False, 1), (True, 0), (True, 1), (True, 2)]
+    rows = {r["mixed"]: r for r in eval_long.summary(recs)}
+    deals = load_suite("bazar", "test")
+    for mixed, n in ((False, 2), (True, 3)):
+        want = evaluate("rules", "random", "bazar", deals[:n], mixed=mixed).metrics
+        assert rows[mixed]["boards"] == n
+        assert rows[mixed]["mean_board_score"] == want["mean_board_score"]
+        assert rows[mixed]["diagnostics"] == want["diagnostics"]
+    assert rows[True]["mean_board_score"] != rows[False]["mean_board_score"]
+    # a record written before the mode was saved is a plain one
+    old = {k: v for k, v in recs[0].items() if k != "mixed"}
+    assert eval_long.record_key(old) == eval_long.record_key(recs[0])
+    mixed_only = tmp_path / "mixed.pkl"
+    assert eval_long.main([*args[:-3], "--save", str(mixed_only), "--mixed", "--boards", "2"]) == 0
+    capsys.readouterr()
+    assert eval_long.main(["--summarize", str(mixed_only)]) == 0
+    assert "mixed partnerships" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        eval_long.main(["--paired", str(mixed_only), str(plain)])
+    assert "differ in mixed (True" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_long.main(["--agent", "rules", "--vs", "random", "--preset", "duel", "--mixed", "--save",
+                        str(tmp_path / "d.pkl")])
+    assert "4-player preset" in capsys.readouterr().err

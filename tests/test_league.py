@@ -121,7 +121,8 @@ def test_a_board_of_the_reversed_pair_counts_negated():
         return {"agent": agent, "vs": vs, "preset": preset, "split": "test", "seed": 0, "index": index,
                 "board": BoardResult(index, (t, TableResult(1, passed_out_result(), -1, -1)))}
 
-    records = [rec("a", "b", 0, 7), rec("b", "a", 1, 4), rec("a", "b", 2, -3, preset="duel"), rec("a", "c", 3, 1)]
+    records = [rec("a", "b", 0, 7), rec("b", "a", 1, 4), rec("a", "b", 2, -3, preset="duel"), rec("a", "c", 3, 1),
+               {**rec("a", "b", 4, 9), "mixed": True}]  # eval_long.py --mixed: not a league board
     assert pair_deltas(records, "a", "b", "bazar", "test", 0) == {0: 7, 1: -4}
     assert pair_deltas(records, "b", "a", "bazar", "test", 0) == {0: -7, 1: 4}
     b = records[1]["board"]
