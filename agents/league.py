@@ -34,7 +34,7 @@ which the game is about, is decided by the points (docs/evaluation.md shows such
 Results are pickled records of :mod:`agents.board_pool` (format 2); records of an
 ``eval_long.py`` run of the same (preset, split, seed) count as well, in either orientation
 (a board of ``B`` against ``A`` is the board of ``A`` against ``B`` with its tables swapped,
-``delta`` negated).
+``delta`` negated), except those of a ``--mixed`` run, which are not league boards.
 """
 
 from __future__ import annotations
@@ -398,7 +398,8 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             bar.update(1)
 
     try:
-        check_weights(records, agent_digests(names, cfg), cfg.preset, split, seed, save)
+        check_weights([r for r in records if not r.get("mixed")], agent_digests(names, cfg), cfg.preset, split,
+                      seed, save)
         while stopped is None:
             states = [pair_state(pair_deltas(records, names[i], names[j], cfg.preset, split, seed),
                                  names[i], names[j], schedule) for i, j in pairs_of(names)]

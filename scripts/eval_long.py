@@ -14,12 +14,13 @@ left in flight at a deadline are dropped, so that no board is left out for takin
     python scripts/eval_long.py --agent pimc-64 --vs rules-medium --address auto --save runs/p.pkl
     python scripts/eval_long.py --summarize runs/pimc64_vs_medium.pkl [other.pkl ...] [--json]
     python scripts/eval_long.py --paired runs/a_vs_insane.pkl runs/b_vs_insane.pkl [--json]
-    python scripts/eval_long.py --agent ppo --vs rules-medium --mixed --split dev --boards 4000 --save runs/m.pkl
+    python scripts/eval_long.py --agent ppo --vs rules-medium --mixed --split dev --boards 2000 --save runs/m.pkl
 
-``--mixed`` plays the mixed-partnership mode of ``blot-eval --mixed`` (docs/evaluation.md):
-the candidate with an opponent-agent partner against two opponent agents, and the opponent in
-the candidate's seat at the other table. A mixed run is a run of its own in the save file
-(the summary marks it), and ``--paired`` compares only runs of the same mode.
+``--mixed`` plays the mixed-partnership mode of ``blot-eval --mixed`` (docs/evaluation.md,
+:func:`agents.arena.seatings`): at each table the candidate holds one seat among three copies
+of the opponent, its partner one of them, on one side at table 1 and on the other at table 2.
+A mixed run is a run of its own in the save file (the summary marks it), and ``--paired``
+compares only runs of the same mode.
 
 ``--paired A B`` compares two candidates that played the same boards against the same
 opponent (one run per file): the difference of their board scores, board by board, over the
@@ -133,7 +134,11 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
             raise ValueError(f"{name} holds {len(keys)} runs ({keys}); --paired needs exactly one per file")
         runs.append((keys[0], {r["index"]: r for r in recs}))
     (ka, by_a), (kb, by_b) = runs
-    for i, what in ((1, "opponent"), (2, "preset"), (3, "split"), (5, "mixed")):
+    if ka[5] != kb[5]:
+        mode = {False: "plain", True: "mixed partnerships"}
+        raise ValueError(f"the runs differ in mode ({mode[ka[5]]} in {names[0]}, {mode[kb[5]]} in {names[1]}): "
+                         "a paired comparison needs the same boards played the same way")
+    for i, what in ((1, "opponent"), (2, "preset"), (3, "split")):
         if ka[i] != kb[i]:
             raise ValueError(f"the runs differ in {what} ({ka[i]!r} in {names[0]}, {kb[i]!r} in {names[1]}): "
                              "a paired comparison needs the same boards against the same opponent")
@@ -175,14 +180,14 @@ def _print(rows: list[dict]) -> None:
     print(f"{'candidate':<{w}}{'opponent':<{w}}{'boards':>7}  {'mean/deal':>9}  {'95% CI':<18}"
           f"{'win rate':>9}  {'s/decision (cand, opp)':<24}{'CPU s':>9}{'not in prefix':>14}")
     for r in rows:
+        if r.get("mixed"):
+            print(f"{r['agent']} vs {r['opponent']}, mixed partnerships "
+                  f"(the candidate with a {r['opponent']} partner):")
         if not r.get("boards"):
             print(f"{r['agent']:<{w}}{r['opponent']:<{w}}{0:>7}")
             continue
         lo, hi = r["ci95"]
         sp = r["sec_per_decision"]
-        if r.get("mixed"):
-            print(f"{r['agent']} vs {r['opponent']}, mixed partnerships "
-                  f"(the candidate with a {r['opponent']} partner):")
         print(f"{r['agent']:<{w}}{r['opponent']:<{w}}{r['boards']:>7}  {r['mean_board_score']:>+9.2f}  "
               f"[{lo:+.2f}, {hi:+.2f}]  {r['board_win_rate']:>8.3f}  "
               f"{sp['agent'] or 0:<8.3f}{sp['opponent'] or 0:<16.4f}{r['cpu_seconds']:>9.1f}"
@@ -227,6 +232,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    if args.mixed and (args.paired or args.summarize):
+        ap.error("--mixed applies to a run (--agent, --vs); --summarize and --paired read the mode from the files")
     if args.paired:
         a, b = args.paired
         for f in (a, b):
@@ -242,7 +249,7 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
             _print_paired(p)
         return 0
     if args.summarize:
-        # one file at a time: two files of one (agent, vs, preset, split, seed), e.g. runs of
+        # one file at a time: two files of one (agent, vs, preset, split, seed, mixed), e.g. runs of
         # two versions of an agent, are two rows, not one mixed by board index
         rows = [dict(row, file=p) for p in args.summarize for row in summary(load_records([p]))]
         if args.json:

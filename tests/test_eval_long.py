@@ -238,14 +238,24 @@ def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
     # a record written before the mode was saved is a plain one
     old = {k: v for k, v in recs[0].items() if k != "mixed"}
     assert eval_long.record_key(old) == eval_long.record_key(recs[0])
-    mixed_only = tmp_path / "mixed.pkl"
+    mixed_only, mixed_other = tmp_path / "mixed.pkl", tmp_path / "mixed_random.pkl"
     assert eval_long.main([*args[:-3], "--save", str(mixed_only), "--mixed", "--boards", "2"]) == 0
+    assert eval_long.main(["--agent", "random", "--vs", "random", "--workers", "1", "--save", str(mixed_other),
+                           "--mixed", "--boards", "2"]) == 0
     capsys.readouterr()
     assert eval_long.main(["--summarize", str(mixed_only)]) == 0
     assert "mixed partnerships" in capsys.readouterr().out
+    p = eval_long.paired(eval_long.load_records([str(mixed_only)]), eval_long.load_records([str(mixed_other)]))
+    assert p["mixed"] and p["boards"] == 2
+    assert p["difference"]["mean"] == pytest.approx(p["a"]["mean_board_score"] - p["b"]["mean_board_score"])
+    assert eval_long.main(["--paired", str(mixed_only), str(mixed_other)]) == 0
+    assert "against random, mixed partnerships:" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         eval_long.main(["--paired", str(mixed_only), str(plain)])
-    assert "differ in mixed (True" in capsys.readouterr().err
+    assert "differ in mode (mixed partnerships in" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        eval_long.main(["--summarize", str(mixed_only), "--mixed"])
+    assert "--mixed applies to a run" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         eval_long.main(["--agent", "rules", "--vs", "random", "--preset", "duel", "--mixed", "--save",
                         str(tmp_path / "d.pkl")])

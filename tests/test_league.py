@@ -21,6 +21,7 @@ from agents.league import (
     fit_ratings,
     format_league,
     oriented,
+    pair_cpu,
     pair_deltas,
     pair_state,
     play_league,
@@ -125,6 +126,9 @@ def test_a_board_of_the_reversed_pair_counts_negated():
                {**rec("a", "b", 4, 9), "mixed": True}]  # eval_long.py --mixed: not a league board
     assert pair_deltas(records, "a", "b", "bazar", "test", 0) == {0: 7, 1: -4}
     assert pair_deltas(records, "b", "a", "bazar", "test", 0) == {0: -7, 1: 4}
+    for r in records:
+        r["cpu_seconds"] = 1.0
+    assert pair_cpu(records, "a", "b", "bazar", "test", 0, boards=10) == 2.0  # boards 0 and 1, not the mixed 4
     b = records[1]["board"]
     flipped = oriented(b)
     assert flipped.tables[0].result == b.tables[1].result and [t.side for t in flipped.tables] == [0, 1]
