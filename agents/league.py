@@ -116,6 +116,12 @@ def oriented(board: BoardResult) -> BoardResult:
     return replace(board, tables=(replace(t2, side=1 - t2.side), replace(t1, side=1 - t1.side)))
 
 
+def _league_board(r: dict, preset: str, split: str, seed: int) -> bool:
+    """Whether record ``r`` is a board of this league's suite: its preset, split and seed, and
+    not of an ``eval_long.py --mixed`` run (mixed boards are not league boards)."""
+    return (r["preset"], r["split"], r["seed"]) == (preset, split, seed) and not r.get("mixed")
+
+
 def pair_boards(records: Sequence[dict], a: str, b: str, preset: str, split: str,
                 seed: int) -> dict[int, BoardResult]:
     """Board index -> the board of ``a`` against ``b``, from the records of either orientation
@@ -123,7 +129,7 @@ def pair_boards(records: Sequence[dict], a: str, b: str, preset: str, split: str
     of the mixed-partnership mode (``eval_long.py --mixed``) are not league boards and are skipped."""
     out: dict[int, BoardResult] = {}
     for r in records:
-        if (r["preset"], r["split"], r["seed"]) != (preset, split, seed) or r.get("mixed"):
+        if not _league_board(r, preset, split, seed):
             continue
         if (r["agent"], r["vs"]) == (a, b):
             out[r["index"]] = r["board"]
@@ -141,8 +147,7 @@ def pair_cpu(records: Sequence[dict], a: str, b: str, preset: str, split: str, s
     """CPU seconds of the first ``boards`` boards of the pair (records of either orientation)."""
     seen: dict[int, float] = {}
     for r in records:
-        if ({r["agent"], r["vs"]} == {a, b} and (r["preset"], r["split"], r["seed"]) == (preset, split, seed)
-                and r["index"] < boards and not r.get("mixed")):
+        if {r["agent"], r["vs"]} == {a, b} and _league_board(r, preset, split, seed) and r["index"] < boards:
             seen.setdefault(r["index"], r["cpu_seconds"])
     return float(sum(seen.values()))
 
