@@ -125,7 +125,9 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
 
     Raises:
         ValueError: a file holds no run or more than one, the two runs differ in opponent,
-            preset, split or mode (plain or mixed), or they have no board 0 in common.
+            preset, split, seed (which keys every agent's random draws, so that the opponent
+            of both runs draws alike) or mode (plain or mixed), or they have no board 0 in
+            common.
     """
     runs = []
     for recs, name in zip((records_a, records_b), names):
@@ -138,10 +140,11 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
         mode = {False: "plain", True: "mixed partnerships"}
         raise ValueError(f"the runs differ in mode ({mode[ka[5]]} in {names[0]}, {mode[kb[5]]} in {names[1]}): "
                          "a paired comparison needs the same boards played the same way")
-    for i, what in ((1, "opponent"), (2, "preset"), (3, "split")):
+    for i, what in ((1, "opponent"), (2, "preset"), (3, "split"), (4, "seed")):
         if ka[i] != kb[i]:
             raise ValueError(f"the runs differ in {what} ({ka[i]!r} in {names[0]}, {kb[i]!r} in {names[1]}): "
-                             "a paired comparison needs the same boards against the same opponent")
+                             "a paired comparison needs the same boards against the same opponent, "
+                             "whose random draws the seed keys")
     n = min(_prefix(by_a), _prefix(by_b))
     if n == 0:
         raise ValueError(f"{names[0]} and {names[1]} have no board 0 in common")

@@ -189,7 +189,8 @@ def test_address_without_ray_names_the_extra(tmp_path, capsys):
 
 def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     """``--paired``: the difference of two runs against one opponent over the boards both
-    finished, board by board; runs against different opponents are refused."""
+    finished, board by board; runs against different opponents or under different seeds are
+    refused."""
     a, b, c = tmp_path / "a.pkl", tmp_path / "b.pkl", tmp_path / "c.pkl"
     _run(a, 3)
     for save, agent, vs in ((b, "random", "random"), (c, "rules", "rules")):
@@ -211,6 +212,14 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     with pytest.raises(SystemExit):
         eval_long.main(["--paired", str(a), str(c)])
     assert "differ in opponent ('random'" in capsys.readouterr().err
+    d = tmp_path / "d.pkl"  # the same boards under another seed: the opponent draws otherwise
+    assert eval_long.main(["--agent", "random", "--vs", "random", "--boards", "2", "--workers", "1",
+                           "--seed", "1", "--save", str(d)]) == 0
+    with pytest.raises(ValueError, match=r"differ in seed \(0 in a, 1 in d\)"):
+        eval_long.paired(ra, eval_long.load_records([str(d)]), ("a", "d"))
+    with pytest.raises(SystemExit):
+        eval_long.main(["--paired", str(a), str(d)])
+    assert "differ in seed (0 in" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         eval_long.main(["--paired", str(a), str(tmp_path / "missing.pkl")])
     assert "no file" in capsys.readouterr().err
