@@ -164,6 +164,46 @@ def test_unmapped_rows_keep_the_fresh_initialisation(tmp_path):
     torch.testing.assert_close(moved["policy"]["policy_head.weight"][play], src["policy_head.weight"][fm.act_src[play]])
 
 
+@pytest.mark.parametrize("layer", ["sparse", "dense"])
+def test_a_move_onto_the_voids_kind_with_zero_rows_plays_as_the_source(layer, tmp_path):
+    """``obs_kind="observation_voids"``, ``new_features="zero"``: every ``observation`` feature
+    maps, the 16 voids rows are zero, and the moved actor and critic equal the source on every
+    position, those where the play has shown voids included; with fresh rows they do not."""
+    source = SOURCE if layer == "sparse" else _dense_source(tmp_path)
+    out, fresh = tmp_path / "voids.pt", tmp_path / "voids_fresh.pt"
+    report = transfer_policy(source, "bazar", out, obs_kind="observation_voids", new_features="zero")
+    transfer_policy(source, "bazar", fresh, obs_kind="observation_voids")
+    assert (report["obs_kind"], report["source_obs_kind"], report["new_features"]) == (
+        "observation_voids", "observation", "zero")
+    assert (report["obs_mapped"], report["obs_size"]) == (1459, 1475)
+    assert report["actions_mapped"] == report["num_actions"]
+    net_s, enc_s, *_ = load_policy(source, "bazar")
+    net_d, enc_d, cfg_d, *_ = load_policy(out, "bazar")
+    net_f, *_ = load_policy(fresh, "bazar")
+    assert cfg_d.obs_kind == enc_d.kind == "observation_voids"
+    voids = next(p for p in enc_d.pieces if p.name == "voids")
+    rng, cfg = np.random.default_rng(11), make_rules("bazar")
+    with_voids, fresh_differs = 0, 0
+    for d in range(4):
+        state = deal_random(cfg, rng, d)
+        while legal_actions(state):
+            view = seat_view(state, state.seat)
+            x_d, x_s = enc_d.encode(view), enc_s.encode(view)
+            priv = torch.from_numpy(privileged_features(state, state.seat)[None])
+            with torch.no_grad():
+                ld, ls = net_d.logits(torch.from_numpy(x_d[None])), net_s.logits(torch.from_numpy(x_s[None]))
+                vd = net_d.critic_value(torch.from_numpy(x_d[None]), priv)
+                vs = net_s.critic_value(torch.from_numpy(x_s[None]), priv)
+                lf = net_f.logits(torch.from_numpy(x_d[None]))
+            torch.testing.assert_close(ld, ls, rtol=1e-5, atol=1e-4)
+            torch.testing.assert_close(vd, vs, rtol=1e-5, atol=1e-4)
+            if x_d[voids.offset:voids.offset + voids.size].any():
+                with_voids += 1
+                fresh_differs += int(not torch.allclose(lf, ls, rtol=1e-5, atol=1e-4))
+            state = apply_action(state, int(rng.choice(legal_actions(state))))
+    assert with_voids >= 10 and fresh_differs == with_voids
+
+
 def test_transfer_is_reproducible(moved, tmp_path):
     out, _ = moved
     again = tmp_path / "again.pt"
@@ -175,8 +215,14 @@ def test_transfer_is_reproducible(moved, tmp_path):
 def test_bad_inputs_raise_clear_errors(tmp_path):
     with pytest.raises(ConfigError, match="4-player 'bazar' and 2-player 'duel'"):
         transfer_policy(SOURCE, "duel", tmp_path / "x.pt")
-    with pytest.raises(ConfigError, match="already a 'bazar' policy"):
+    with pytest.raises(ConfigError, match="already a 'bazar' policy on the 'observation' observation"):
         transfer_policy(SOURCE, "bazar", tmp_path / "x.pt")
+    with pytest.raises(ConfigError, match="already a 'bazar' policy"):
+        transfer_policy(SOURCE, "bazar", tmp_path / "x.pt", obs_kind="observation")
+    with pytest.raises(ConfigError, match="unknown observation kind 'voids'"):
+        transfer_policy(SOURCE, "bazar", tmp_path / "x.pt", obs_kind="voids")
+    with pytest.raises(ConfigError, match="new_features must be 'fresh' or 'zero', got 'zeros'"):
+        transfer_policy(SOURCE, "bazar-app", tmp_path / "x.pt", new_features="zeros")
     with pytest.raises(FileNotFoundError, match="no policy file"):
         transfer_policy(tmp_path / "missing.pt", "bazar-app", tmp_path / "x.pt")
     with pytest.raises(ConfigError, match="is a directory"):
@@ -196,7 +242,14 @@ def test_script_reports_and_refuses(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert "373 of 414 input features and 35 of 71 actions" in ok.stdout
     load_policy(tmp_path / "b.pt", "belote")                     # loads as a belote policy
-    for args, says in ((["--preset", "nope"], "unknown preset 'nope'"), (["--preset", "bazar-app"], "is a directory")):
-        out = tmp_path if "bazar-app" in args else tmp_path / "n.pt"
+    voids = subprocess.run([*script, "--preset", "bazar", "--obs-kind", "observation_voids", "--new-features",
+                            "zero", "--out", str(tmp_path / "v.pt")], capture_output=True, text=True, check=False)
+    assert voids.returncode == 0, voids.stderr
+    assert "(bazar, observation_voids): 1459 of 1475 input features" in voids.stdout and "others zero" in voids.stdout
+    assert load_policy(tmp_path / "v.pt")[2].obs_kind == "observation_voids"
+    for args, says in ((["--preset", "nope"], "unknown preset 'nope'"), (["--preset", "bazar-app"], "is a directory"),
+                       (["--preset", "bazar", "--obs-kind", "nope"], "unknown observation kind 'nope'"),
+                       (["--preset", "bazar-app", "--new-features", "nope"], "invalid choice: 'nope'")):
+        out = tmp_path if args == ["--preset", "bazar-app"] else tmp_path / "n.pt"
         bad = subprocess.run([*script, *args, "--out", str(out)], capture_output=True, text=True, check=False)
         assert bad.returncode == 2 and says in bad.stderr and "Traceback" not in bad.stderr

@@ -1,4 +1,5 @@
-"""Move a trained policy to another preset: the warm start of a preset from a stronger one's network.
+"""Move a trained policy to another preset or observation kind: the warm start of a preset from
+a stronger one's network, or of a richer input from the same network.
 
 Two presets of one family share most of their observation and action spaces: ``bazar`` and
 ``bazar-app`` play the same deck, tricks and card points, and differ in their bid ladder (8..80
@@ -18,7 +19,14 @@ source preset:
 
 A target feature or action with no source equivalent keeps the fresh network's initial weights
 (seeded by the source config's ``seed``; a source file without critic weights leaves the whole
-critic fresh); a source one with no target equivalent is dropped. Presets of different seat
+critic fresh), or, with ``new_features="zero"``, a zero weight row, so that the new input cannot
+move the network until training does; a source one with no target equivalent is dropped.
+
+The target may also be another observation kind of the same preset (``obs_kind``): every
+``"observation"`` feature is a feature of ``"observation_voids"``, which adds the public voids
+(16 features on a 4-player preset). Moved with zero rows for the new features, the network
+gives the source's logits and values on every position, and PPO can then learn what the voids
+are worth (configs/ppo_bazar_stage9.yaml). Presets of different seat
 counts are refused: their relative-seat pieces would mean different seats. For every target
 observation whose features all map, the moved actor's logits over mapped actions equal the
 source actor's on the same position (``tests/test_transfer.py``). The file is a starting point
@@ -37,7 +45,7 @@ import torch
 
 from blot_env.actions import layout_for
 from blot_env.errors import ConfigError
-from blot_env.observation import ObservationEncoder
+from blot_env.observation import KINDS, ObservationEncoder
 from blot_env.rules_config import make_rules
 
 from ..board_pool import state_dict_digest
@@ -86,17 +94,16 @@ def feature_map(src: ObservationEncoder, dst: ObservationEncoder) -> FeatureMap:
 
     Args:
         src: the encoder of the trained policy's preset.
-        dst: the encoder of the target preset, of the same observation kind.
+        dst: the encoder of the target preset; of another kind, the pieces both kinds have
+            pair by label and the others map to nothing.
 
     Returns:
         The :class:`FeatureMap`.
 
     Raises:
-        ConfigError: the encoders are of different kinds, or their presets have different seat
-            counts (relative-seat pieces would mean different seats).
+        ConfigError: their presets have different seat counts (relative-seat pieces would mean
+            different seats).
     """
-    if src.kind != dst.kind:
-        raise ConfigError(f"cannot transfer between observation kinds {src.kind!r} and {dst.kind!r}")
     if src.n != dst.n:
         raise ConfigError(f"cannot transfer between {src.n}-player {src.cfg.preset!r} and "
                           f"{dst.n}-player {dst.cfg.preset!r}: the relative-seat pieces differ")
@@ -112,27 +119,36 @@ def feature_map(src: ObservationEncoder, dst: ObservationEncoder) -> FeatureMap:
     return FeatureMap(obs_src, scale, act_src)
 
 
-def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path) -> dict[str, Any]:
+def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs_kind: str | None = None,
+                    new_features: str = "fresh") -> dict[str, Any]:
     """Write a policy file for ``preset`` whose weights come from the policy file ``src_path``.
 
     Args:
-        src_path: a ``policy.pt`` or ``checkpoint.pt`` of another preset (a path; the name
-            ``ppo`` is not resolved here).
-        preset: the target preset (``bazar-app``, say).
+        src_path: a ``policy.pt`` or ``checkpoint.pt`` (a path; the name ``ppo`` is not
+            resolved here).
+        preset: the target preset (``bazar-app``, say; the source's own preset with another
+            ``obs_kind``).
         out_path: where to write the new ``policy.pt`` (its config is the source's with
-            ``preset`` replaced; ``meta["transferred_from"]`` holds the report below).
+            ``preset`` and ``obs_kind`` replaced; ``meta["transferred_from"]`` holds the report
+            below).
+        obs_kind: the target observation kind (``blot_env.observation.KINDS``; default: the
+            source's).
+        new_features: ``"fresh"`` (the new network's initial weights) or ``"zero"`` (zero
+            weights) for the rows of target input features without a source feature.
 
     Returns:
         A report: ``obs_mapped`` of ``obs_size`` input features, ``actions_mapped`` of
-        ``num_actions`` actions, the source's preset and weights digest (``source_digest``, as
-        ``agents.board_pool.weights_digest`` gives it).
+        ``num_actions`` actions, the source's preset, observation kind and weights digest
+        (``source_digest``, as ``agents.board_pool.weights_digest`` gives it), the target's
+        ``obs_kind`` and ``new_features``.
 
     Raises:
         FileNotFoundError: no file at ``src_path``.
         ConfigError: not a PPO file, or one whose sizes do not fit its own preset (an older
-            encoder or layout); an unknown preset; the same preset as the source; another seat
-            count or observation kind (:func:`feature_map`); a hidden-layer weight of another
-            shape; ``out_path`` is a directory or cannot be written.
+            encoder or layout); an unknown preset or observation kind; an unknown
+            ``new_features``; the source's own preset and observation kind; another seat
+            count (:func:`feature_map`); a hidden-layer weight of another shape; ``out_path``
+            is a directory or cannot be written.
     """
     from .agent import read_policy_file
     from .trainer import save_policy
@@ -142,19 +158,25 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path) -> 
         raise FileNotFoundError(f"no policy file at {src_path}")
     if out_path.is_dir():
         raise ConfigError(f"--out {out_path} is a directory; give the policy file to write")
+    if new_features not in ("fresh", "zero"):
+        raise ConfigError(f"new_features must be 'fresh' or 'zero', got {new_features!r}")
     data = read_policy_file(src_path)
     cfg_s = config_from_saved(data["config"])
-    if cfg_s.preset == preset:
-        raise ConfigError(f"{src_path} is already a {preset!r} policy; nothing to transfer")
+    kind = cfg_s.obs_kind if obs_kind is None else obs_kind
+    if kind not in KINDS:
+        raise ConfigError(f"unknown observation kind {kind!r}; expected one of {', '.join(KINDS)}")
+    if (cfg_s.preset, cfg_s.obs_kind) == (preset, kind):
+        raise ConfigError(f"{src_path} is already a {preset!r} policy on the {kind!r} observation; "
+                          "nothing to transfer")
     rules_s, rules_d = make_rules(cfg_s.preset), make_rules(preset)
-    enc_s, enc_d = ObservationEncoder(rules_s, cfg_s.obs_kind), ObservationEncoder(rules_d, cfg_s.obs_kind)
+    enc_s, enc_d = ObservationEncoder(rules_s, cfg_s.obs_kind), ObservationEncoder(rules_d, kind)
     sizes = (data.get("obs_dim"), data.get("num_actions"))
     if sizes != (enc_s.size, enc_s.layout.num_actions):
         raise ConfigError(f"{src_path}: obs size and action count {sizes} do not fit preset {cfg_s.preset!r} "
                           f"({enc_s.size}, {enc_s.layout.num_actions}); a file of an older encoder or action "
                           "layout cannot be transferred")
     fm = feature_map(enc_s, enc_d)
-    cfg_d = config_from_saved({**data["config"], "preset": preset})
+    cfg_d = config_from_saved({**data["config"], "preset": preset, "obs_kind": kind})
     net = build_policy(cfg_d, enc_d, layout_for(rules_d))
     src = data["policy"]
     keep = fm.obs_src >= 0
@@ -172,6 +194,8 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path) -> 
         t = t.clone()
         if k in _FIRST_LAYERS:
             tt, ss = (t, s) if sparse else (t.T, s.T)
+            if new_features == "zero":
+                tt[:enc_d.size][~torch.from_numpy(keep)] = 0.0
             tt[rows] = ss[cols_from] * factor
             extra = tt.shape[0] - enc_d.size                  # the critic's privileged columns
             if extra and extra == ss.shape[0] - enc_s.size:
@@ -185,8 +209,9 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path) -> 
                               f"{tuple(t.shape)}")
         new[k] = t.contiguous()
     net.load_state_dict(new)
-    report = {"source": str(src_path), "source_preset": cfg_s.preset, "source_digest": state_dict_digest(src),
-              "preset": preset, "obs_mapped": fm.obs_mapped, "obs_size": enc_d.size,
+    report = {"source": str(src_path), "source_preset": cfg_s.preset, "source_obs_kind": cfg_s.obs_kind,
+              "source_digest": state_dict_digest(src), "preset": preset, "obs_kind": kind,
+              "new_features": new_features, "obs_mapped": fm.obs_mapped, "obs_size": enc_d.size,
               "actions_mapped": fm.act_mapped, "num_actions": enc_d.layout.num_actions}
     try:
         save_policy(net, cfg_d, out_path, meta={"transferred_from": report})
