@@ -26,12 +26,14 @@ sys.path.insert(0, str(REPO))
 
 
 def main(argv: list[str] | None = None) -> int:
+    from blot_env.observation import KINDS
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("source", help="a policy.pt or checkpoint.pt (agents/data/ppo_bazar.pt, say)")
     ap.add_argument("--preset", required=True, help="the target preset (bazar-app, say)")
-    ap.add_argument("--obs-kind", default=None, help="the target observation kind (default: the source's; "
-                    "observation, information_state or observation_voids)")
+    ap.add_argument("--obs-kind", default=None, choices=KINDS,
+                    help="the target observation kind (default: the source's)")
     ap.add_argument("--new-features", choices=("fresh", "zero"), default="fresh",
                     help="weights of target input features with no source feature: the new network's "
                          "initial ones (fresh, the default) or zero")
@@ -53,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{report['source']} ({report['source_preset']}, {report['source_obs_kind']}, weights "
               f"{report['source_digest']}) -> {args.out} ({report['preset']}, {report['obs_kind']}): "
               f"{report['obs_mapped']} of {report['obs_size']} input features and {report['actions_mapped']} of "
-              f"{report['num_actions']} actions carried over; the others {report['new_features']}")
+              f"{report['num_actions']} actions carried over; the others {report['new_features']}; "
+              f"{report['obs_dropped']} of the source's {report['source_obs_size']} input features dropped")
     return 0
 
 

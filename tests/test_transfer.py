@@ -1,5 +1,5 @@
-"""agents/ppo/transfer.py: a policy moved onto another preset acts as its source did wherever
-the two presets' features and actions mean the same."""
+"""agents/ppo/transfer.py: a policy moved onto another preset or observation kind acts as its
+source did wherever the two encodings' features and the presets' actions mean the same."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_a_move_onto_the_voids_kind_with_zero_rows_plays_as_the_source(layer, tm
     transfer_policy(source, "bazar", fresh, obs_kind="observation_voids")
     assert (report["obs_kind"], report["source_obs_kind"], report["new_features"]) == (
         "observation_voids", "observation", "zero")
-    assert (report["obs_mapped"], report["obs_size"]) == (1459, 1475)
+    assert (report["obs_mapped"], report["obs_size"], report["obs_dropped"]) == (1459, 1475, 0)
     assert report["actions_mapped"] == report["num_actions"]
     net_s, enc_s, *_ = load_policy(source, "bazar")
     net_d, enc_d, cfg_d, *_ = load_policy(out, "bazar")
@@ -204,6 +204,25 @@ def test_a_move_onto_the_voids_kind_with_zero_rows_plays_as_the_source(layer, tm
     assert with_voids >= 10 and fresh_differs == with_voids
 
 
+def test_zero_rows_on_a_preset_move_and_the_dropped_count(tmp_path):
+    """``new_features="zero"`` between presets: belote's inputs without a bazar feature get zero
+    rows in the actor's and the critic's first layers, the mapped rows keep the source's, and
+    the report counts the bazar features that belote has no column for."""
+    out = tmp_path / "belote_zero.pt"
+    report = transfer_policy(SOURCE, "belote", out, new_features="zero")
+    es, ed = ObservationEncoder(make_rules("bazar")), ObservationEncoder(make_rules("belote"))
+    fm = feature_map(es, ed)
+    new_rows = np.flatnonzero(fm.obs_src < 0)
+    assert (report["obs_mapped"], report["obs_size"]) == (373, 414) and new_rows.size == 414 - 373
+    assert report["obs_dropped"] == es.size - len(set(fm.obs_src[fm.obs_src >= 0].tolist())) > 0
+    moved = torch.load(out, map_location="cpu", weights_only=True)["policy"]
+    src = torch.load(SOURCE, map_location="cpu", weights_only=True)["policy"]
+    for k in ("actor_trunk.0.weight", "critic_trunk.0.weight"):   # the sparse layer stores [in, out]
+        assert moved[k][new_rows].abs().sum() == 0
+        j = int(np.flatnonzero(fm.obs_src >= 0)[0])
+        torch.testing.assert_close(moved[k][j], src[k][fm.obs_src[j]] * float(fm.obs_scale[j]))
+
+
 def test_transfer_is_reproducible(moved, tmp_path):
     out, _ = moved
     again = tmp_path / "again.pt"
@@ -215,7 +234,7 @@ def test_transfer_is_reproducible(moved, tmp_path):
 def test_bad_inputs_raise_clear_errors(tmp_path):
     with pytest.raises(ConfigError, match="4-player 'bazar' and 2-player 'duel'"):
         transfer_policy(SOURCE, "duel", tmp_path / "x.pt")
-    with pytest.raises(ConfigError, match="already a 'bazar' policy on the 'observation' observation"):
+    with pytest.raises(ConfigError, match="already a 'bazar' policy reading the 'observation' observation kind"):
         transfer_policy(SOURCE, "bazar", tmp_path / "x.pt")
     with pytest.raises(ConfigError, match="already a 'bazar' policy"):
         transfer_policy(SOURCE, "bazar", tmp_path / "x.pt", obs_kind="observation")
@@ -246,9 +265,10 @@ def test_script_reports_and_refuses(tmp_path):
                             "zero", "--out", str(tmp_path / "v.pt")], capture_output=True, text=True, check=False)
     assert voids.returncode == 0, voids.stderr
     assert "(bazar, observation_voids): 1459 of 1475 input features" in voids.stdout and "others zero" in voids.stdout
+    assert "0 of the source's 1459 input features dropped" in voids.stdout
     assert load_policy(tmp_path / "v.pt")[2].obs_kind == "observation_voids"
     for args, says in ((["--preset", "nope"], "unknown preset 'nope'"), (["--preset", "bazar-app"], "is a directory"),
-                       (["--preset", "bazar", "--obs-kind", "nope"], "unknown observation kind 'nope'"),
+                       (["--preset", "bazar", "--obs-kind", "nope"], "invalid choice: 'nope'"),
                        (["--preset", "bazar-app", "--new-features", "nope"], "invalid choice: 'nope'")):
         out = tmp_path if args == ["--preset", "bazar-app"] else tmp_path / "n.pt"
         bad = subprocess.run([*script, *args, "--out", str(out)], capture_output=True, text=True, check=False)

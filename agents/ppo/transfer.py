@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -120,7 +120,7 @@ def feature_map(src: ObservationEncoder, dst: ObservationEncoder) -> FeatureMap:
 
 
 def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs_kind: str | None = None,
-                    new_features: str = "fresh") -> dict[str, Any]:
+                    new_features: Literal["fresh", "zero"] = "fresh") -> dict[str, Any]:
     """Write a policy file for ``preset`` whose weights come from the policy file ``src_path``.
 
     Args:
@@ -137,10 +137,11 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs
             weights) for the rows of target input features without a source feature.
 
     Returns:
-        A report: ``obs_mapped`` of ``obs_size`` input features, ``actions_mapped`` of
-        ``num_actions`` actions, the source's preset, observation kind and weights digest
-        (``source_digest``, as ``agents.board_pool.weights_digest`` gives it), the target's
-        ``obs_kind`` and ``new_features``.
+        A report: ``obs_mapped`` of ``obs_size`` input features, ``obs_dropped`` of the
+        source's ``source_obs_size`` with no target feature (their trained weights are lost),
+        ``actions_mapped`` of ``num_actions`` actions, the source's preset, observation kind
+        and weights digest (``source_digest``, as ``agents.board_pool.weights_digest`` gives
+        it), the target's ``obs_kind`` and ``new_features``.
 
     Raises:
         FileNotFoundError: no file at ``src_path``.
@@ -166,7 +167,7 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs
     if kind not in KINDS:
         raise ConfigError(f"unknown observation kind {kind!r}; expected one of {', '.join(KINDS)}")
     if (cfg_s.preset, cfg_s.obs_kind) == (preset, kind):
-        raise ConfigError(f"{src_path} is already a {preset!r} policy on the {kind!r} observation; "
+        raise ConfigError(f"{src_path} is already a {preset!r} policy reading the {kind!r} observation kind; "
                           "nothing to transfer")
     rules_s, rules_d = make_rules(cfg_s.preset), make_rules(preset)
     enc_s, enc_d = ObservationEncoder(rules_s, cfg_s.obs_kind), ObservationEncoder(rules_d, kind)
@@ -212,6 +213,7 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs
     report = {"source": str(src_path), "source_preset": cfg_s.preset, "source_obs_kind": cfg_s.obs_kind,
               "source_digest": state_dict_digest(src), "preset": preset, "obs_kind": kind,
               "new_features": new_features, "obs_mapped": fm.obs_mapped, "obs_size": enc_d.size,
+              "obs_dropped": enc_s.size - len(np.unique(fm.obs_src[keep])), "source_obs_size": enc_s.size,
               "actions_mapped": fm.act_mapped, "num_actions": enc_d.layout.num_actions}
     try:
         save_policy(net, cfg_d, out_path, meta={"transferred_from": report})
