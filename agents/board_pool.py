@@ -394,7 +394,12 @@ def commit() -> str | None:
 def weights_digest(agent: Any) -> str | None:
     """The first 12 hex digits of a SHA-256 over the network weights ``agent`` acts with (a
     PPO policy's ``policy``, or the ``net`` a light search wraps), or None for an agent
-    without a network (the rule and PIMC agents)."""
+    without a network (the rule and PIMC agents). A :class:`agents.base.PhaseSplitAgent` with
+    a network in either part gets the first 12 hex digits of a SHA-256 over its parts'
+    digests, so that a change of either part's weights shows."""
+    if hasattr(agent, "bidder") and hasattr(agent, "player"):
+        parts = f"{weights_digest(agent.bidder)}+{weights_digest(agent.player)}"
+        return None if parts == "None+None" else hashlib.sha256(parts.encode()).hexdigest()[:12]
     for attr in ("policy", "net"):
         net = getattr(agent, attr, None)
         if net is not None and hasattr(net, "state_dict"):

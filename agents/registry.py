@@ -11,7 +11,11 @@ Names (docs/evaluation.md "The baseline agents"):
   over K worlds on that network, exact solves with E tricks left (agents/search/net_search.py);
 * ``ppo-rollout-K`` / ``ppo-rollout-K-zZ`` / ``...:PATH.pt``: the same search valuing each card
   by playing the deal out with the network in every seat, in K worlds;
-* a path to a checkpoint file (``*.pt``): a trained PPO policy.
+* a path to a checkpoint file (``*.pt``): a trained PPO policy;
+* ``BIDDER+PLAYER``, two of the names above: an :class:`agents.base.PhaseSplitAgent` whose
+  ``BIDDER`` makes the auction's calls and ``PLAYER`` the cards and declaration steps
+  (``rules-medium+ppo``: the shipped network's card play after `rules-medium`'s calls), so that
+  ``blot-eval`` and ``scripts/eval_long.py`` (``--paired`` too) measure the two phases apart.
 
 The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
 rule agents work without torch.
@@ -25,7 +29,7 @@ from pathlib import Path
 
 from blot_env.rules_config import RulesConfig, make_rules
 
-from .base import Agent
+from .base import Agent, PhaseSplitAgent
 from .medium_agent import MediumAgent
 from .random_agent import RandomAgent
 from .rules_agent import RulesAgent
@@ -40,7 +44,7 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
 KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-eE",
          "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K", "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt",
-         "PATH.pt")
+         "PATH.pt", "BIDDER+PLAYER")
 
 
 class UnknownAgentError(ValueError):
@@ -58,8 +62,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     Args:
         name: ``random``, ``rules``, ``rules-medium`` (or the aliases L0/L1/L2, easy/medium),
             ``pimc-K``, ``pimc-insane``, ``ppo``, ``ppo:PATH``, ``ppo-search-K[:PATH]``,
-            ``ppo-rollout-K[:PATH]``, or the path
-            of a ``.pt`` checkpoint.
+            ``ppo-rollout-K[:PATH]``, the path of a ``.pt`` checkpoint, or ``BIDDER+PLAYER``
+            (two of these; a :class:`~agents.base.PhaseSplitAgent` named ``name``).
         preset: a preset id or a :class:`RulesConfig` (the PPO policy's network depends on it;
             the rule agents read the rules from each view).
         seed: unused by the rule agents (their randomness comes from the ``rng`` of each
@@ -67,8 +71,8 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
 
     Raises:
         ConfigError: a PPO file that cannot be read, or (``ppo-search``) has no critic.
-        UnknownAgentError: an unknown name (the message lists the known ones), or a
-            checkpoint path that does not exist.
+        UnknownAgentError: an unknown name (the message lists the known ones), a
+            checkpoint path that does not exist, or a ``+`` that does not join two names.
         ImportError: a PPO agent was asked for without torch (a ``MissingExtraError`` naming the
             train extra to install).
     """
@@ -76,6 +80,12 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     if not isinstance(name, str) or not name.strip():
         raise UnknownAgentError(f"agent name must be a non-empty string, got {name!r}; known: {', '.join(KNOWN)}")
     key = ALIASES.get(name.strip(), name.strip())
+    if "+" in key and not Path(key).exists():
+        bidder, _, player = key.partition("+")
+        if not bidder.strip() or not player.strip() or "+" in player:
+            raise UnknownAgentError(f"agent {name!r}: expected BIDDER+PLAYER, two agent names joined by one '+' "
+                                    "(the calls of the first, the cards of the second)")
+        return PhaseSplitAgent(make_agent(bidder, preset), make_agent(player, preset), name=key)
     if key in BUILTIN:
         agent = BUILTIN[key]()
         agent.name = key

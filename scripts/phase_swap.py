@@ -30,14 +30,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from agents.base import Agent, CallableAgent, PhaseSplitAgent  # noqa: E402  (after the path: the script runs from a clone)
+from agents.base import Agent, CallableAgent  # noqa: E402  (after the path: the script runs from a clone)
 from blot_env.rules_config import PRESETS  # noqa: E402
 from blot_env.view import SeatView  # noqa: E402
 
 
 def make_spec(spec: str, preset: str) -> Agent:
-    """An agent from a registry name, or a :class:`PhaseSplitAgent` from ``BIDDER+PLAYER``; its
-    ``name`` is ``spec`` (so two policy files both called ``policy.pt`` keep apart in the table).
+    """An agent from a registry name, a :class:`PhaseSplitAgent` from ``BIDDER+PLAYER``
+    included (:func:`agents.registry.make_agent`); its ``name`` is ``spec`` (so that two policy
+    files both called ``policy.pt`` keep apart in the table).
 
     Raises:
         ValueError: an empty part, or a name :func:`agents.registry.make_agent` rejects.
@@ -45,14 +46,9 @@ def make_spec(spec: str, preset: str) -> Agent:
     """
     from agents.registry import make_agent
 
-    if "+" not in spec:
-        agent = make_agent(spec, preset)
-        agent.name = spec
-        return agent
-    bidder, _, player = spec.partition("+")
-    if not bidder or not player or "+" in player:
-        raise ValueError(f"{spec!r}: expected BIDDER+PLAYER, two agent names")
-    return PhaseSplitAgent(make_agent(bidder, preset), make_agent(player, preset), name=spec)
+    agent = make_agent(spec, preset)
+    agent.name = spec
+    return agent
 
 
 def auction_agreement(ref: str, others: list[str], preset: str, deals: list[dict], seed: int = 0

@@ -296,6 +296,22 @@ def test_registry_names_and_errors():
     assert "ppo" in known_agents()
 
 
+def test_registry_splits_bidder_and_player():
+    """``BIDDER+PLAYER`` is a PhaseSplitAgent of the two named agents (aliases resolved), named
+    as written; a '+' that does not join two names is refused with the pattern named."""
+    from agents.base import PhaseSplitAgent
+
+    a = make_agent("L2+random", preset="bazar")
+    assert isinstance(a, PhaseSplitAgent) and a.name == "L2+random"
+    assert isinstance(a.bidder, MediumAgent) and isinstance(a.player, RandomAgent)
+    assert "BIDDER+PLAYER" in known_agents()
+    for bad in ("rules+", "+rules", "rules+random+rules", " + "):
+        with pytest.raises(UnknownAgentError, match=r"expected BIDDER\+PLAYER"):
+            make_agent(bad)
+    with pytest.raises(UnknownAgentError, match="unknown agent 'nobody'"):
+        make_agent("rules+nobody")
+
+
 def test_registry_resolves_ppo_lazily(monkeypatch, tmp_path):
     """"ppo", "ppo:NAME" and checkpoint paths go to agents.ppo.agent.load_ppo_agent(path_or_name, cfg)."""
     import sys

@@ -166,9 +166,15 @@ def test_weights_digest_tells_policies_apart():
     assert weights_digest(make_agent("ppo-search-4", "bazar")) == base  # the network under the search
     assert weights_digest(make_agent("ppo", "duel")) != base
     assert weights_digest(make_agent("rules")) is None and weights_digest(make_agent("pimc-4")) is None
+    split = make_agent("rules-medium+ppo", "bazar")         # a phase split: its parts' digests
+    assert weights_digest(make_agent("rules-medium+rules")) is None
+    assert len(weights_digest(split)) == 12 and weights_digest(split) not in (base, None)
+    assert weights_digest(make_agent("ppo+rules-medium", "bazar")) != weights_digest(split)
     with torch.no_grad():
         next(ppo.policy.parameters()).view(-1)[0] += 1e-3
     assert weights_digest(ppo) != base
+    split.player = ppo
+    assert weights_digest(split) != weights_digest(make_agent("rules-medium+ppo", "bazar"))
 
 
 @pytest.mark.parametrize("value", ["0", "-3"])
@@ -223,6 +229,28 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     with pytest.raises(SystemExit):
         eval_long.main(["--paired", str(a), str(tmp_path / "missing.pkl")])
     assert "no file" in capsys.readouterr().err
+
+
+def test_a_phase_split_runs_saves_and_pairs(tmp_path, capsys):
+    """``--agent BIDDER+PLAYER``: the board records equal agents.arena.evaluate with a
+    PhaseSplitAgent of the two parts on the same boards, and the run pairs with another."""
+    from agents.base import PhaseSplitAgent
+    from agents.registry import make_agent
+
+    a, b = tmp_path / "split.pkl", tmp_path / "rules.pkl"
+    assert eval_long.main(["--agent", "rules+random", "--vs", "random", "--boards", "3", "--workers", "1",
+                           "--save", str(a)]) == 0
+    _run(b, 3)
+    recs = eval_long.load_records([str(a)])
+    assert {r["agent"] for r in recs} == {"rules+random"}
+    split = PhaseSplitAgent(make_agent("rules"), make_agent("random"))
+    want = evaluate(split, "random", "bazar", load_suite("bazar", "test")[:3], workers=1)
+    got = sorted(recs, key=lambda r: r["index"])
+    assert [r["board"].delta for r in got] == [x.delta for x in want.boards]
+    rules = sorted(eval_long.load_records([str(b)]), key=lambda r: r["index"])
+    assert [r["board"].delta for r in got] != [r["board"].delta for r in rules]   # random's cards, not rules'
+    p = eval_long.paired(recs, eval_long.load_records([str(b)]), ("split", "rules"))
+    assert p["boards"] == 3 and p["a"]["agent"] == "rules+random"
 
 
 def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
