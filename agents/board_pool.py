@@ -397,7 +397,9 @@ def weights_digest(agent: Any) -> str | None:
     without a network (the rule and PIMC agents). A :class:`agents.base.PhaseSplitAgent` with
     a network in either part gets the first 12 hex digits of a SHA-256 over its parts'
     digests, so that a change of either part's weights shows."""
-    if hasattr(agent, "bidder") and hasattr(agent, "player"):
+    from .base import PhaseSplitAgent
+
+    if isinstance(agent, PhaseSplitAgent):
         parts = f"{weights_digest(agent.bidder)}+{weights_digest(agent.player)}"
         return None if parts == "None+None" else hashlib.sha256(parts.encode()).hexdigest()[:12]
     for attr in ("policy", "net"):
@@ -459,9 +461,9 @@ def check_weights(records: Iterable[dict], digests: dict[str, str | None], prese
 def warm_up(cfg: RulesConfig, names: Iterable[str]) -> bool:
     """Compile the double-dummy solver in this process before a local pool forks, when an
     agent of ``names`` uses it (``pimc-*``), so that the workers inherit it instead of each
-    compiling its own (a minute per worker without numba's on-disk cache). Returns whether
-    it compiled anything."""
-    if not any(n.startswith("pimc-") for n in names):
+    compiling its own (a minute per worker without numba's on-disk cache); the parts of a
+    ``BIDDER+PLAYER`` name count. Returns whether it compiled anything."""
+    if not any(part.strip().startswith("pimc-") for n in names for part in n.split("+")):
         return False
     import numpy as np
 

@@ -14,7 +14,7 @@ Names (docs/evaluation.md "The baseline agents"):
 * a path to a checkpoint file (``*.pt``): a trained PPO policy;
 * ``BIDDER+PLAYER``, two of the names above: an :class:`agents.base.PhaseSplitAgent` whose
   ``BIDDER`` makes the auction's calls and ``PLAYER`` the cards and declaration steps
-  (``rules-medium+ppo``: the shipped network's card play after `rules-medium`'s calls), so that
+  (``rules-medium+ppo``: the shipped network's card play after ``rules-medium``'s calls), so that
   ``blot-eval`` and ``scripts/eval_long.py`` (``--paired`` too) measure the two phases apart.
 
 The PPO entries import ``agents.ppo.agent.load_ppo_agent`` only when asked for, so that the
@@ -63,7 +63,9 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
         name: ``random``, ``rules``, ``rules-medium`` (or the aliases L0/L1/L2, easy/medium),
             ``pimc-K``, ``pimc-insane``, ``ppo``, ``ppo:PATH``, ``ppo-search-K[:PATH]``,
             ``ppo-rollout-K[:PATH]``, the path of a ``.pt`` checkpoint, or ``BIDDER+PLAYER``
-            (two of these; a :class:`~agents.base.PhaseSplitAgent` named ``name``).
+            (two of these; a :class:`~agents.base.PhaseSplitAgent` named ``name`` without its
+            outer spaces). A name whose path, whole or after ``NAME:``, is an existing file is
+            that file even if it holds a ``+`` (the parts of ``BIDDER+PLAYER`` hold none).
         preset: a preset id or a :class:`RulesConfig` (the PPO policy's network depends on it;
             the rule agents read the rules from each view).
         seed: unused by the rule agents (their randomness comes from the ``rng`` of each
@@ -73,6 +75,7 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
         ConfigError: a PPO file that cannot be read, or (``ppo-search``) has no critic.
         UnknownAgentError: an unknown name (the message lists the known ones), a
             checkpoint path that does not exist, or a ``+`` that does not join two names.
+        FileNotFoundError: ``ppo:PATH`` with no file at ``PATH``.
         ImportError: a PPO agent was asked for without torch (a ``MissingExtraError`` naming the
             train extra to install).
     """
@@ -80,12 +83,18 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     if not isinstance(name, str) or not name.strip():
         raise UnknownAgentError(f"agent name must be a non-empty string, got {name!r}; known: {', '.join(KNOWN)}")
     key = ALIASES.get(name.strip(), name.strip())
-    if "+" in key and not Path(key).exists():
+    if "+" in key and not _names_a_file(key):
         bidder, _, player = key.partition("+")
         if not bidder.strip() or not player.strip() or "+" in player:
             raise UnknownAgentError(f"agent {name!r}: expected BIDDER+PLAYER, two agent names joined by one '+' "
                                     "(the calls of the first, the cards of the second)")
-        return PhaseSplitAgent(make_agent(bidder, preset), make_agent(player, preset), name=key)
+        try:
+            parts = make_agent(bidder, preset), make_agent(player, preset)
+        except UnknownAgentError as e:
+            if key.endswith(".pt"):
+                raise UnknownAgentError(f"checkpoint {key!r} not found (read as BIDDER+PLAYER: {e})") from None
+            raise
+        return PhaseSplitAgent(*parts, name=key)
     if key in BUILTIN:
         agent = BUILTIN[key]()
         agent.name = key
@@ -111,6 +120,12 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
         raise UnknownAgentError(f"agent {name!r} is a file but not a checkpoint (checkpoints end in .pt); "
                                 f"known: {', '.join(KNOWN)}")
     raise UnknownAgentError(f"unknown agent {name!r}; known: {', '.join(KNOWN)}")
+
+
+def _names_a_file(key: str) -> bool:
+    """``key``, or its part after a ``NAME:`` prefix (``ppo:PATH``, ``ppo-search-K:PATH``), is
+    an existing file or folder: a path that holds a ``+``, not ``BIDDER+PLAYER``."""
+    return Path(key).exists() or (":" in key and Path(key.split(":", 1)[1]).exists())
 
 
 def _make_pimc(key: str) -> Agent:

@@ -6,11 +6,12 @@ from different agents, and how often two agents make the same call.
     python scripts/phase_swap.py --agreement rules-medium --with CLONE --with ppo --deals 150
 
 A ``--vs`` (or ``--agent``) of the form ``BIDDER+PLAYER`` is a
-:class:`agents.base.PhaseSplitAgent`: ``BIDDER`` makes the auction's calls and ``PLAYER`` the cards
-and declaration steps; each part is an agent name of :func:`agents.registry.make_agent`
-(a policy path too, which then cannot hold a ``+``). The rows are the duplicate evaluation of ``--agent`` against each
-``--vs`` (docs/evaluation.md; in ``--mixed``, the candidate and a ``--vs`` partner against two
-``--vs``), in the format of ``blot-eval``.
+:class:`agents.base.PhaseSplitAgent`: ``BIDDER`` makes the auction's calls and ``PLAYER`` the
+cards and declaration steps; each part is an agent name of :func:`agents.registry.make_agent`
+(a policy path too; a name holding a ``+`` is read as a path when its file exists). The rows
+are the duplicate evaluation of ``--agent`` against each ``--vs`` (docs/evaluation.md; in
+``--mixed``, the candidate and a ``--vs`` partner against two ``--vs``), in the format of
+``blot-eval``.
 
 ``--agreement REF`` plays the first ``--deals`` boards of the suite (the deal's first table)
 with ``REF`` in every seat and, at each of the auction's decisions (forced ones included), asks
@@ -36,12 +37,13 @@ from blot_env.view import SeatView  # noqa: E402
 
 
 def make_spec(spec: str, preset: str) -> Agent:
-    """An agent from a registry name, a :class:`PhaseSplitAgent` from ``BIDDER+PLAYER``
-    included (:func:`agents.registry.make_agent`); its ``name`` is ``spec`` (so that two policy
-    files both called ``policy.pt`` keep apart in the table).
+    """An agent from a registry name, a :class:`agents.base.PhaseSplitAgent` from
+    ``BIDDER+PLAYER`` included (:func:`agents.registry.make_agent`); its ``name`` is ``spec`` (so
+    that two policy files both called ``policy.pt`` keep apart in the table).
 
     Raises:
         ValueError: an empty part, or a name :func:`agents.registry.make_agent` rejects.
+        FileNotFoundError: ``ppo:PATH`` with no file at ``PATH``.
         ImportError: a policy file without torch installed.
     """
     from agents.registry import make_agent

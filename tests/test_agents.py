@@ -310,6 +310,30 @@ def test_registry_splits_bidder_and_player():
             make_agent(bad)
     with pytest.raises(UnknownAgentError, match="unknown agent 'nobody'"):
         make_agent("rules+nobody")
+    with pytest.raises(UnknownAgentError, match=r"checkpoint 'no/such\+file.pt' not found"):
+        make_agent("no/such+file.pt")
+
+
+def test_a_policy_path_holding_a_plus_is_a_path(tmp_path):
+    """A file whose path holds a '+' is that file, bare or after ``ppo:`` / ``ppo-search-K:``;
+    ``ppo:PATH+rules`` splits into the file's calls and ``rules``' cards."""
+    pytest.importorskip("torch")
+    import shutil
+
+    from agents.base import PhaseSplitAgent
+    from agents.ppo.agent import PPOAgent, shipped_path
+
+    path = tmp_path / "a+b" / "x+y.pt"
+    path.parent.mkdir()
+    shutil.copy(shipped_path("bazar"), path)
+    for name in (str(path), f"ppo:{path}"):
+        assert type(make_agent(name, preset="bazar")) is PPOAgent
+    assert make_agent(f"ppo-search-2:{path}", preset="bazar").net is not None
+    plain = tmp_path / "x.pt"                                     # a part of a split holds no '+'
+    shutil.copy(shipped_path("bazar"), plain)
+    split = make_agent(f"ppo:{plain}+rules", preset="bazar")
+    assert isinstance(split, PhaseSplitAgent) and isinstance(split.bidder, PPOAgent)
+    assert isinstance(split.player, RulesAgent)
 
 
 def test_registry_resolves_ppo_lazily(monkeypatch, tmp_path):
