@@ -403,8 +403,8 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             bar.update(1)
 
     try:
-        check_weights([r for r in records if not r.get("mixed")], agent_digests(names, cfg), cfg.preset, split,
-                      seed, save)
+        check_weights([r for r in records if _league_board(r, cfg.preset, split, seed)], agent_digests(names, cfg),
+                      cfg.preset, split, seed, save)
         while stopped is None:
             states = [pair_state(pair_deltas(records, names[i], names[j], cfg.preset, split, seed),
                                  names[i], names[j], schedule) for i, j in pairs_of(names)]
