@@ -125,6 +125,15 @@ class PPOConfig:
     """Global gradient-norm clip."""
     target_kl: float | None = None
     """Stop the epochs of an update early when the approximate KL exceeds this (None: never)."""
+    frozen: tuple[str, ...] = ()
+    """Network parameters the PPO updates keep fixed: names or dotted prefixes of
+    ``ActorCritic.named_parameters()`` (``actor_trunk``, ``actor_trunk.2``, ``policy_head.bias``,
+    ``critic_trunk``, ``value_head``). Empty: every parameter trains. A cloning warm start
+    (``pretrain``) still trains the whole network before them."""
+    actor_inputs: tuple[str, ...] = ()
+    """Observation pieces (``ObservationEncoder.pieces`` names, e.g. ``voids``) whose weights in the
+    actor's first layer the PPO updates train; that layer's other input weights stay fixed (its
+    bias follows ``frozen``). Empty: every input weight trains."""
 
     def __post_init__(self) -> None:
         check_positive(self, "learning_rate", "adam_eps", "update_epochs", "num_minibatches", "max_grad_norm")
@@ -135,6 +144,10 @@ class PPOConfig:
             raise ConfigError("ppo.ent_coef and ppo.vf_coef must be >= 0")
         if self.target_kl is not None and self.target_kl <= 0:
             raise ConfigError(f"ppo.target_kl must be positive or null, got {self.target_kl}")
+        for key in ("frozen", "actor_inputs"):
+            names = getattr(self, key)
+            if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
+                raise ConfigError(f"ppo.{key} must be a list of distinct non-empty names, got {list(names)}")
 
 
 @dataclass(frozen=True)

@@ -325,6 +325,65 @@ def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorC
                            privileged_dim=privileged_size(encoder.cfg.num_players))
 
 
+def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_inputs: Sequence[str] = (),
+                         pieces: Sequence[Any] = ()) -> tuple[list[nn.Parameter], list[tuple[nn.Parameter, Tensor]]]:
+    """What the PPO update trains (``ppo.frozen``, ``ppo.actor_inputs``).
+
+    Args:
+        policy: the network.
+        frozen: parameter names of ``policy.named_parameters()`` or dotted prefixes of them
+            (``actor_trunk`` holds ``actor_trunk.0.weight``; ``actor`` does not) to keep fixed.
+        actor_inputs: observation piece names whose input weights of the actor's first layer
+            train; the rest of that weight is kept fixed (empty: all of it trains).
+        pieces: the encoder's ``pieces`` (objects with ``name``, ``offset``, ``size``), needed
+            with ``actor_inputs``.
+
+    Returns:
+        ``(params, masks)``: the parameters to hand to the optimizer, in ``policy.parameters()``
+        order (all of them when nothing is restricted), and ``(parameter, mask)`` pairs: after
+        each backward pass the update multiplies the parameter's gradient by the 0/1 ``float32``
+        mask (shaped like the weight: ``[D, H]`` for the sparse layer, ``[H, D]`` for a dense one),
+        so that the masked entries keep their values (Adam moves an entry whose gradient was
+        always zero by nothing).
+
+    Raises:
+        ConfigError: a name of ``frozen`` matches no parameter, a piece is unknown, the actor's
+            first-layer weight is frozen while ``actor_inputs`` asks to train part of it, or
+            nothing is left to train. The messages list the valid names.
+    """
+    from blot_env.errors import ConfigError
+
+    names = [n for n, _ in policy.named_parameters()]
+    fixed: set[str] = set()
+    for prefix in frozen:
+        hit = [n for n in names if n == prefix or n.startswith(prefix + ".")]
+        if not hit:
+            raise ConfigError(f"ppo.frozen: {prefix!r} names no parameter of the network (or a dotted prefix of "
+                              f"one); its parameters: {', '.join(names)}")
+        fixed.update(hit)
+    masks: list[tuple[nn.Parameter, Tensor]] = []
+    if actor_inputs:
+        by_name = {p.name: p for p in pieces}
+        unknown = [a for a in actor_inputs if a not in by_name]
+        if unknown:
+            raise ConfigError(f"ppo.actor_inputs: unknown observation piece(s) {unknown}; this observation's "
+                              f"pieces: {', '.join(by_name)}")
+        if "actor_trunk.0.weight" in fixed:
+            raise ConfigError("ppo.actor_inputs trains part of actor_trunk.0.weight, which ppo.frozen keeps fixed; "
+                              "leave that weight out of ppo.frozen")
+        layer = policy.actor_trunk[0]
+        rows = torch.zeros(policy.obs_dim)
+        for a in actor_inputs:
+            rows[by_name[a].offset:by_name[a].offset + by_name[a].size] = 1.0
+        w = layer.weight
+        mask = (rows[:, None] if isinstance(layer, SparseLinear) else rows[None, :]).expand_as(w).contiguous()
+        masks.append((w, mask.to(w.device)))
+    params = [p for n, p in policy.named_parameters() if n not in fixed]
+    if not params:
+        raise ConfigError("ppo.frozen keeps every parameter fixed: nothing would train")
+    return params, masks
+
+
 def block_uniform_bias(layout: ActionLayout) -> Tensor:
     """``float32[A]``: ``-log(block size)`` per action id, so equal logits elsewhere give each
     layout block (PASS, BID, CONTRA, PLAY, ...) the same total probability among legal blocks."""
@@ -369,4 +428,4 @@ def initial_policy_bias(layout: ActionLayout, kind: str) -> Tensor | None:
 
 
 __all__ = ["ActorCritic", "action_groups", "auction_prior_bias", "block_uniform_bias",
-           "build_policy", "initial_policy_bias", "layer_init"]
+           "build_policy", "initial_policy_bias", "layer_init", "trainable_parameters"]

@@ -38,7 +38,7 @@ from blot_env.rules_config import make_rules
 
 from .async_rollout import AsyncCollector, Submission
 from .config import TrainConfig, config_from_saved
-from .network import ActorCritic, build_policy
+from .network import ActorCritic, build_policy, trainable_parameters
 from .rollout import (
     AgentFactory,
     OpponentPool,
@@ -134,7 +134,10 @@ class PPOTrainer:
         self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)
         if cfg.init_policy and not resume:
             self._load_init_policy(cfg.init_policy)
-        self.optimizer = torch.optim.Adam(self.policy.parameters(), lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
+        # ppo.frozen / ppo.actor_inputs: what the PPO update moves (everything by default)
+        self._trained, self._grad_masks = trainable_parameters(self.policy, cfg.ppo.frozen, cfg.ppo.actor_inputs,
+                                                               self.encoder.pieces)
+        self.optimizer = torch.optim.Adam(self._trained, lr=cfg.ppo.learning_rate, eps=cfg.ppo.adam_eps)
         self.rng = np.random.default_rng(cfg.seed)
         self.gen = torch.Generator(device=self.device).manual_seed(cfg.seed)
         self.pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, agent_factory)
@@ -428,7 +431,9 @@ class PPOTrainer:
                     loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
-                gn = nn.utils.clip_grad_norm_(self.policy.parameters(), p.max_grad_norm)
+                for param, mask in self._grad_masks:
+                    param.grad.mul_(mask)
+                gn = nn.utils.clip_grad_norm_(self._trained, p.max_grad_norm)
                 self.optimizer.step()
                 for k, v in (("pg_loss", pg_loss), ("v_loss", v_loss), ("entropy", ent), ("approx_kl", kl),
                              ("old_approx_kl", old_kl), ("clipfrac", clipfrac), ("grad_norm", gn)):
@@ -518,7 +523,8 @@ class PPOTrainer:
         Raises:
             ConfigError: wrong format, or a preset / observation / network that differs from this run's,
                 or an ``init_policy`` or ``pretrain`` setting (``critic_warmup_updates`` aside) changed
-                since the run began (they act only at its start).
+                since the run began (they act only at its start), or ``ppo.frozen`` or ``ppo.actor_inputs``
+                did (the optimizer's state fits the parameters trained).
         """
         ck = torch.load(path, map_location="cpu", weights_only=True)  # generator states must stay CPU tensors
         if ck.get("format") != CHECKPOINT_FORMAT:
@@ -532,6 +538,13 @@ class PPOTrainer:
         at_start = {"init_policy": (old.init_policy, self.cfg.init_policy)}
         at_start |= {f"pretrain.{k}": (v, getattr(self.cfg.pretrain, k)) for k, v in vars(old.pretrain).items()
                      if k != "critic_warmup_updates"}
+        for key in ("frozen", "actor_inputs"):  # the optimizer's state holds the trained parameters of the run
+            was, now = getattr(old.ppo, key), getattr(self.cfg.ppo, key)
+            if was != now:
+                raise ConfigError(f"{path}: ppo.{key} is {list(was)!r} in the checkpoint and {list(now)!r} now; the "
+                                  f"optimizer's state fits the parameters the run began training. Resume with the "
+                                  f"checkpoint's value, or start a new run from its policy (init_policy) in another "
+                                  f"--out")
         for key, (was, now) in at_start.items():
             if was != now:
                 raise ConfigError(f"{path}: {key} is {was!r} in the checkpoint and {now!r} now; it acts "
