@@ -334,7 +334,8 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
         frozen: parameter names of ``policy.named_parameters()`` or dotted prefixes of them
             (``actor_trunk`` holds ``actor_trunk.0.weight``; ``actor`` does not) to keep fixed.
         actor_inputs: observation piece names whose input weights of the actor's first layer
-            train; the rest of that weight is kept fixed (empty: all of it trains).
+            train; the rest of that weight is kept fixed (empty: all of it trains). With
+            ``network.shared_trunk`` the critic reads that layer too.
         pieces: the encoder's ``pieces`` (objects with ``name``, ``offset``, ``size``), needed
             with ``actor_inputs``.
 
