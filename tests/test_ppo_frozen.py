@@ -100,3 +100,16 @@ def test_resume_keeps_the_selection_exactly_and_refuses_another(tmp_path):
         assert torch.equal(a, b), n
     with pytest.raises(ConfigError, match=r"ppo.frozen is \['value_head'\] in the checkpoint and \[\] now"):
         build_trainer(apply_overrides(cfg, {"ppo.frozen": []}), tmp_path / "b", resume=True)
+
+
+def test_the_critic_only_warm_up_after_cloning_leaves_the_masked_weight_alone(tmp_path):
+    """After a cloning warm start the first updates train the critic alone, so the actor's weight
+    gets no gradient there; the mask step must pass over it, and the cloned actor stay as cloned."""
+    cfg = apply_overrides(load_config(TINY), [
+        "total_steps=100000", "pretrain.agent=rules", "pretrain.deals=12", "pretrain.chunk_deals=6",
+        "pretrain.batch_size=64", "pretrain.critic_warmup_updates=1", "ppo.actor_inputs=[hand]"])
+    trainer = build_trainer(cfg, tmp_path)
+    trainer.pretrain()
+    cloned = trainer.policy.actor_trunk[0].weight.detach().clone()
+    trainer.train(max_updates=1)
+    assert torch.equal(cloned, trainer.policy.actor_trunk[0].weight.detach())

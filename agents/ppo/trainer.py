@@ -432,7 +432,8 @@ class PPOTrainer:
                 self.optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 for param, mask in self._grad_masks:
-                    param.grad.mul_(mask)
+                    if param.grad is not None:  # None in the critic-only warm-up updates
+                        param.grad.mul_(mask)
                 gn = nn.utils.clip_grad_norm_(self._trained, p.max_grad_norm)
                 self.optimizer.step()
                 for k, v in (("pg_loss", pg_loss), ("v_loss", v_loss), ("entropy", ent), ("approx_kl", kl),
