@@ -89,17 +89,24 @@ def test_config_refuses_repeated_or_empty_names(override):
         apply_overrides(load_config(TINY), [override])
 
 
-def test_resume_keeps_the_selection_exactly_and_refuses_another(tmp_path):
-    cfg = apply_overrides(load_config(TINY), ["total_steps=100000", "ppo.frozen=[value_head]"])
+@pytest.mark.parametrize("selection, other", [
+    (["ppo.frozen=[value_head, policy_head.bias]"], {"ppo.frozen": []}),
+    (["obs_kind=observation_voids", "ppo.actor_inputs=[voids, hand]"], {"ppo.actor_inputs": ["voids"]}),
+])
+def test_resume_keeps_the_selection_exactly_and_refuses_another(tmp_path, selection, other):
+    cfg = apply_overrides(load_config(TINY), ["total_steps=100000", *selection])
     straight = build_trainer(cfg, tmp_path / "a")
     straight.train(max_updates=3)
     build_trainer(cfg, tmp_path / "b").train(max_updates=1)
-    resumed = build_trainer(cfg, tmp_path / "b", resume=True)
+    key = next(iter(other))
+    reordered = apply_overrides(cfg, {key: list(reversed(getattr(cfg.ppo, key.split(".")[1])))})
+    resumed = build_trainer(reordered, tmp_path / "b", resume=True)  # the same names in another order
     resumed.train(max_updates=2)
     for (n, a), b in zip(straight.policy.named_parameters(), resumed.policy.parameters()):
         assert torch.equal(a, b), n
-    with pytest.raises(ConfigError, match=r"ppo.frozen is \['value_head'\] in the checkpoint and \[\] now"):
-        build_trainer(apply_overrides(cfg, {"ppo.frozen": []}), tmp_path / "b", resume=True)
+    with pytest.raises(ConfigError, match=rf"{key} is \[.*\] in the checkpoint and \[.*\] now; a resumed run "
+                                          r"trains what it began training"):
+        build_trainer(apply_overrides(cfg, other), tmp_path / "b", resume=True)
 
 
 def test_the_critic_only_warm_up_after_cloning_leaves_the_masked_weight_alone(tmp_path):

@@ -133,7 +133,8 @@ class PPOConfig:
     actor_inputs: tuple[str, ...] = ()
     """Observation pieces (``ObservationEncoder.pieces`` names, e.g. ``voids``) whose weights in the
     actor's first layer the PPO updates train; that layer's other input weights stay fixed (its
-    bias follows ``frozen``). Empty: every input weight trains."""
+    bias follows ``frozen``; with ``network.shared_trunk`` the critic reads that layer too). Empty:
+    every input weight trains."""
 
     def __post_init__(self) -> None:
         check_positive(self, "learning_rate", "adam_eps", "update_epochs", "num_minibatches", "max_grad_norm")
@@ -148,6 +149,7 @@ class PPOConfig:
             names = getattr(self, key)
             if any(not isinstance(n, str) or not n for n in names) or len(set(names)) != len(names):
                 raise ConfigError(f"ppo.{key} must be a list of distinct non-empty names, got {list(names)}")
+            object.__setattr__(self, key, tuple(sorted(names)))  # a selection, not a sequence
 
 
 @dataclass(frozen=True)

@@ -350,7 +350,7 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
     Raises:
         ConfigError: a name of ``frozen`` matches no parameter, a piece is unknown, the actor's
             first-layer weight is frozen while ``actor_inputs`` asks to train part of it, or
-            nothing is left to train. The messages list the valid names.
+            nothing is left to train. The messages name the parameters or pieces there are.
     """
     from blot_env.errors import ConfigError
 
@@ -381,7 +381,7 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
         masks.append((w, mask.to(w.device)))
     params = [p for n, p in policy.named_parameters() if n not in fixed]
     if not params:
-        raise ConfigError("ppo.frozen keeps every parameter fixed: nothing would train")
+        raise ConfigError(f"ppo.frozen keeps every parameter fixed ({', '.join(names)}): nothing would train")
     return params, masks
 
 

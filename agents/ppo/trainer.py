@@ -429,7 +429,7 @@ class PPOTrainer:
                     loss = p.vf_coef * v_loss
                 else:
                     loss = pg_loss - p.ent_coef * ent + p.vf_coef * v_loss
-                self.optimizer.zero_grad(set_to_none=True)
+                self.policy.zero_grad(set_to_none=True)  # the frozen parameters' too (ppo.frozen)
                 loss.backward()
                 for param, mask in self._grad_masks:
                     if param.grad is not None:  # None in the critic-only warm-up updates
@@ -542,10 +542,10 @@ class PPOTrainer:
         for key in ("frozen", "actor_inputs"):  # the optimizer's state holds the trained parameters of the run
             was, now = getattr(old.ppo, key), getattr(self.cfg.ppo, key)
             if was != now:
-                raise ConfigError(f"{path}: ppo.{key} is {list(was)!r} in the checkpoint and {list(now)!r} now; the "
-                                  f"optimizer's state fits the parameters the run began training. Resume with the "
-                                  f"checkpoint's value, or start a new run from its policy (init_policy) in another "
-                                  f"--out")
+                raise ConfigError(f"{path}: ppo.{key} is {list(was)!r} in the checkpoint and {list(now)!r} now; a "
+                                  f"resumed run trains what it began training (the optimizer's state is kept for "
+                                  f"it). Resume with the checkpoint's value, or start a new run from its policy "
+                                  f"(init_policy) in another --out")
         for key, (was, now) in at_start.items():
             if was != now:
                 raise ConfigError(f"{path}: {key} is {was!r} in the checkpoint and {now!r} now; it acts "
