@@ -163,10 +163,12 @@ def test_q_temperature_lowers_the_double_dummy_regret_and_keeps_the_auction(own_
 
 def test_q_from_trick_uses_only_the_later_cards(own_file, tmp_path):
     """With values only from trick 4 on, the cards of the first four tricks (no values: pulled
-    toward the start only) move far less than the later ones, and the later cards' double-dummy
-    loss falls."""
+    toward the start only) move far less than the same cards move when they have values (the
+    same run with values from trick 0), and less than the later cards; the later cards' expected
+    double-dummy regret falls."""
     start = make_agent(str(REPO / "agents" / "data" / "ppo_bazar.pt"), "bazar").policy
     late = _dd_run(own_file, tmp_path / "late", "pretrain.q_from_trick=4", "pretrain.q_temperature=0.5").policy
+    every = _dd_run(own_file, tmp_path / "every", "pretrain.q_temperature=0.5").policy  # values from trick 0
     a = _arrays(own_file)
     obs, masks = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"])
     enc = make_encoder(make_rules("bazar"), "observation")
@@ -177,16 +179,24 @@ def test_q_from_trick_uses_only_the_later_cards(own_file, tmp_path):
     with torch.no_grad():
         p0 = MaskedCategorical(start.logits(obs), masks).log_probs
         p1 = MaskedCategorical(late.logits(obs), masks).log_probs
+        p2 = MaskedCategorical(every.logits(obs), masks).log_probs
     kl = torch.where(masks, p0.exp() * (p0 - p1), 0.0).sum(-1).numpy()
-    assert kl[early].mean() < 0.25 * kl[later].mean(), (kl[early].mean(), kl[later].mean())
+    kl_every = torch.where(masks, p0.exp() * (p0 - p2), 0.0).sum(-1).numpy()
+    # the early cards' values, not the data around them, move the early cards (the margin with the
+    # shipped bazar policy as the start: 0.013 against 0.169)
+    assert kl[early].mean() < 0.25 * kl_every[early].mean(), (kl[early].mean(), kl_every[early].mean())
+    assert kl[early].mean() < kl[later].mean(), (kl[early].mean(), kl[later].mean())
 
     def regret(policy) -> float:
+        """The later cards' expected double-dummy regret under the policy's probabilities (the
+        greedy card's can already be 0 on these few deals)."""
         with torch.no_grad():
-            pick = policy.logits(obs).masked_fill(~masks, float("-inf")).argmax(-1).numpy()
+            prob = MaskedCategorical(policy.logits(obs), masks).log_probs.exp().numpy()[later]
         q = np.where(a["masks"], a["qvalues"], np.nan)[later]
-        return float(np.mean(np.nanmax(q, 1) - q[np.arange(len(q)), pick[later]]))
+        loss = np.where(a["masks"][later], np.nanmax(q, 1, keepdims=True) - q, 0.0)
+        return float(np.mean(np.sum(prob * np.nan_to_num(loss), 1)))
 
-    assert regret(late) < regret(start)
+    assert regret(late) < regret(start), (regret(late), regret(start))
     with pytest.raises(ConfigError, match=r"pretrain\.q_from_trick must be >= 0, got -1"):
         load_config(REPO / "configs" / "dd_bazar.yaml", ["pretrain.q_from_trick=-1"])
     with pytest.raises(ConfigError, match=r"pretrain\.q_objective must be 'target' or 'expected', got 'vote'"):
