@@ -343,7 +343,8 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
         ``(params, masks)``: the parameters to hand to the optimizer, in ``policy.parameters()``
         order (all of them when nothing is restricted), and ``(parameter, mask)`` pairs: after
         each backward pass the update multiplies the parameter's gradient by the 0/1 ``float32``
-        mask (shaped like the weight: ``[D, H]`` for the sparse layer, ``[H, D]`` for a dense one),
+        mask, which broadcasts over the weight (``[D, 1]`` for the sparse layer's ``[D, H]``,
+        ``[1, D]`` for a dense layer's ``[H, D]``),
         so that the masked entries keep their values (Adam moves an entry whose gradient was
         always zero by nothing).
 
@@ -377,7 +378,7 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
         for a in actor_inputs:
             rows[by_name[a].offset:by_name[a].offset + by_name[a].size] = 1.0
         w = layer.weight
-        mask = (rows[:, None] if isinstance(layer, SparseLinear) else rows[None, :]).expand_as(w).contiguous()
+        mask = rows[:, None] if isinstance(layer, SparseLinear) else rows[None, :]
         masks.append((w, mask.to(w.device)))
     params = [p for n, p in policy.named_parameters() if n not in fixed]
     if not params:
