@@ -26,6 +26,9 @@ compares only runs of the same mode.
 opponent (one run per file): the difference of their board scores, board by board, over the
 boards both files finished from board 0, with its paired 95% CI. What a deal does to both
 candidates alike cancels, so the interval is narrower than the two files' intervals suggest.
+It also splits the difference by the two candidates' auctions (``by_auction``): the boards
+where both ended in the same contracts (the card play decides), and those where the first
+candidate's side declares at more, fewer or as many tables as the second's.
 
 Metrics (docs/evaluation.md) come from :func:`agents.arena.summarize`: mean board score per
 deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics, the
@@ -55,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from agents.arena import Timing, load_suite, summarize
+from agents.arena import BoardResult, Timing, load_suite, summarize
 from agents.arena_cli import format_breakdown, positive_int
 from agents.board_pool import (
     BoardJob,
@@ -161,7 +164,52 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
     return {"a": side(ka, by_a, a, names[0]), "b": side(kb, by_b, b, names[1]),
             "opponent": ka[1], "preset": ka[2], "split": ka[3], "mixed": ka[5], "boards": n,
             "difference": {"mean": m, "ci95": [lo, hi], "a_better": float(np.mean(d > 0)),
-                           "b_better": float(np.mean(d < 0))}}
+                           "b_better": float(np.mean(d < 0))},
+            "by_auction": auction_breakdown(a, b)}
+
+
+def _contracts(board: BoardResult) -> tuple:
+    """Per table: None (passed out) or the contract without the call that fixed it."""
+    return tuple(None if t.result.contract is None else
+                 (t.result.contract.seat, t.result.contract.strain, t.result.contract.value,
+                  t.result.contract.kind, t.result.contract.plus, t.result.contract.double)
+                 for t in board.tables)
+
+
+def _declared(board: BoardResult) -> int:
+    """At how many of the board's tables the candidate's side holds the contract."""
+    return sum(t.result.contract is not None and t.result.contract.seat % 2 == t.side for t in board.tables)
+
+
+def auction_breakdown(a: list[BoardResult], b: list[BoardResult]) -> dict:
+    """Where two candidates' paired difference comes from: the boards split by their auctions.
+
+    ``a`` and ``b`` are the same boards (same order) played by two candidates against one
+    opponent. Groups: ``same_contracts`` (both tables ended in the same contract, contra and
+    recontra included, or passed out alike: the card play and the opponent's draws make the
+    difference), and among the others ``a_declares_more`` / ``a_declares_fewer`` (a's side
+    holds the contract at more / fewer of the two tables than b's) and ``same_count``. Each
+    group gives ``boards``, ``share``, ``mean`` (a minus b, table points per deal), its 95%
+    CI ``ci95`` and ``contribution`` (its share of the overall mean difference; the four
+    contributions add up to it).
+    """
+    groups: dict[str, list[float]] = {"same_contracts": [], "a_declares_more": [],
+                                      "a_declares_fewer": [], "same_count": []}
+    for x, y in zip(a, b):
+        d = (x.delta - y.delta) / 2.0
+        if _contracts(x) == _contracts(y):
+            g = "same_contracts"
+        else:
+            na, nb = _declared(x), _declared(y)
+            g = "a_declares_more" if na > nb else "a_declares_fewer" if na < nb else "same_count"
+        groups[g].append(d)
+    n = len(a)
+    out = {}
+    for g, v in groups.items():
+        m, lo, hi = mean_ci(v) if v else (None, None, None)
+        out[g] = {"boards": len(v), "share": len(v) / n if n else 0.0, "mean": m, "ci95": [lo, hi],
+                  "contribution": float(sum(v)) / n if n else 0.0}
+    return out
 
 
 def _print_paired(p: dict) -> None:
@@ -176,6 +224,16 @@ def _print_paired(p: dict) -> None:
     lo, hi = d["ci95"]
     print(f"  difference (first - second): {d['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] per deal; "
           f"first better on {d['a_better']:.3f} of the boards, second on {d['b_better']:.3f}")
+    names = {"same_contracts": "same contracts at both tables", "a_declares_more": "first declares more tables",
+             "a_declares_fewer": "first declares fewer", "same_count": "other contracts, as many declared"}
+    parts = []
+    for g, x in p.get("by_auction", {}).items():
+        if x["boards"]:
+            lo, hi = x["ci95"]
+            parts.append(f"{names[g]} {x['boards']}: {x['mean']:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+                         f"(adds {x['contribution']:+.2f})")
+    if parts:
+        print("  by auction: " + "; ".join(parts))
 
 
 def _print(rows: list[dict]) -> None:

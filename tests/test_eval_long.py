@@ -212,6 +212,12 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     assert p["difference"]["mean"] == pytest.approx(p["a"]["mean_board_score"] - p["b"]["mean_board_score"])
     assert p["a"]["boards"] == 2 and p["a"]["agent"] == "rules" and p["b"]["agent"] == "random"
     assert p["difference"]["a_better"] == sum(w > 0 for w in want) / 2
+    by = p["by_auction"]  # the groups cover every board once and their contributions add up to the mean
+    assert sum(g["boards"] for g in by.values()) == 2
+    assert by["same_contracts"]["boards"] < 2  # rules and random do not bid alike
+    assert sum(g["contribution"] for g in by.values()) == pytest.approx(p["difference"]["mean"])
+    same = eval_long.paired(ra, ra, ("a", "a"))["by_auction"]  # a run against itself: one group, no difference
+    assert same["same_contracts"]["boards"] == len(ra) == 3 and same["same_contracts"]["mean"] == 0
     capsys.readouterr()
     assert eval_long.main(["--paired", str(a), str(b), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["difference"]["mean"] == pytest.approx(p["difference"]["mean"])
