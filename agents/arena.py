@@ -52,7 +52,7 @@ from blot_env.engine import apply_action, current_seat, deal_result, is_terminal
 from blot_env.match import after_deal, new_match
 from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.scoring import DealResult
-from blot_env.state import Phase, State
+from blot_env.state import Contract, Phase, State
 from blot_env.view import seat_view
 
 from . import stats
@@ -497,14 +497,24 @@ def diagnostics(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, An
 CONTRACT_GROUPS = ("same_contract", "same_side_strain", "different", "passed_out_one", "passed_out_both")
 
 
+def contract_key(c: Contract | None) -> tuple | None:
+    """What makes two tables' final contracts the same one: (declaring side, strain, level,
+    kind, kaput extra, contra level, and the declarer's seat for kaput+N only); None for a
+    passed-out table.
+
+    The same seat holds the same cards at both tables of a board, and the play and the score
+    depend on the declaring side, not on which partner declared, except kaput+N, which counts
+    the declarer's own combinations (rules.md 2.9).
+    """
+    if c is None:
+        return None
+    return (c.seat % 2, c.strain, c.value, c.kind, c.plus, c.double, c.seat if c.kind == "kaput_plus" else -1)
+
+
 def _contract_group(b: BoardResult) -> str:
     if b.passed_out:
         return "passed_out_both" if b.passed_out == 2 else "passed_out_one"
-    cs = [t.result.contract for t in b.tables]
-    # the play and the score depend on the declaring side, not on which partner declared,
-    # except kaput+N, which counts the declarer's own combinations (rules.md 2.9)
-    k = [(c.seat % 2, c.strain, c.value, c.kind, c.plus, c.double, c.seat if c.kind == "kaput_plus" else -1)
-         for c in cs]
+    k = [contract_key(t.result.contract) for t in b.tables]
     if k[0] == k[1]:
         return "same_contract"
     return "same_side_strain" if k[0][:2] == k[1][:2] else "different"

@@ -58,7 +58,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from agents.arena import BoardResult, Timing, load_suite, summarize
+from agents.arena import BoardResult, Timing, contract_key, load_suite, summarize
 from agents.arena_cli import format_breakdown, positive_int
 from agents.board_pool import (
     BoardJob,
@@ -124,7 +124,8 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
     run's :func:`agents.arena.summarize` metrics over those boards), and ``difference``: the
     mean of (a's score - b's score) per deal in score-sheet units, its paired 95% CI
     (``ci95``), and the share of boards where a scored more (``a_better``) or less
-    (``b_better``).
+    (``b_better``); and ``by_auction``, that difference split by the two runs' auctions
+    (:func:`auction_breakdown`).
 
     Raises:
         ValueError: a file holds no run or more than one, the two runs differ in opponent,
@@ -168,14 +169,6 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
             "by_auction": auction_breakdown(a, b)}
 
 
-def _contracts(board: BoardResult) -> tuple:
-    """Per table: None (passed out) or the contract without the call that fixed it."""
-    return tuple(None if t.result.contract is None else
-                 (t.result.contract.seat, t.result.contract.strain, t.result.contract.value,
-                  t.result.contract.kind, t.result.contract.plus, t.result.contract.double)
-                 for t in board.tables)
-
-
 def _declared(board: BoardResult) -> int:
     """At how many of the board's tables the candidate's side holds the contract."""
     return sum(t.result.contract is not None and t.result.contract.seat % 2 == t.side for t in board.tables)
@@ -184,20 +177,26 @@ def _declared(board: BoardResult) -> int:
 def auction_breakdown(a: list[BoardResult], b: list[BoardResult]) -> dict:
     """Where two candidates' paired difference comes from: the boards split by their auctions.
 
-    ``a`` and ``b`` are the same boards (same order) played by two candidates against one
-    opponent. Groups: ``same_contracts`` (both tables ended in the same contract, contra and
-    recontra included, or passed out alike: the card play and the opponent's draws make the
-    difference), and among the others ``a_declares_more`` / ``a_declares_fewer`` (a's side
-    holds the contract at more / fewer of the two tables than b's) and ``same_count``. Each
-    group gives ``boards``, ``share``, ``mean`` (a minus b, table points per deal), its 95%
-    CI ``ci95`` and ``contribution`` (its share of the overall mean difference; the four
-    contributions add up to it).
+    ``a`` and ``b`` are the same boards (same order, same seatings) played by two candidates
+    against one opponent. Groups:
+
+    * ``same_contracts``: at each table the two runs ended in the same contract
+      (:func:`agents.arena.contract_key`: declaring side, strain, level, kind, contra level),
+      or both passed out; the card play, the declarations and the opponent's draws make the
+      difference;
+    * ``a_declares_more`` / ``a_declares_fewer``: otherwise, a's side holds the contract at
+      more / fewer of the board's tables than b's side (a passed-out table counts for neither);
+    * ``same_count``: the other boards (other contracts, as many tables declared).
+
+    Returns per group ``boards``, ``share``, ``mean`` (a minus b, score-sheet units per deal)
+    and its 95% CI ``ci95`` (None for an empty group), and ``contribution`` (the group's sum
+    over all boards; the four contributions add up to the mean difference).
     """
     groups: dict[str, list[float]] = {"same_contracts": [], "a_declares_more": [],
                                       "a_declares_fewer": [], "same_count": []}
     for x, y in zip(a, b):
         d = (x.delta - y.delta) / 2.0
-        if _contracts(x) == _contracts(y):
+        if [contract_key(t.result.contract) for t in x.tables] == [contract_key(t.result.contract) for t in y.tables]:
             g = "same_contracts"
         else:
             na, nb = _declared(x), _declared(y)

@@ -237,6 +237,54 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
     assert "no file" in capsys.readouterr().err
 
 
+def _table(side: int, seat: int | None, strain: int = 0, value: int = 10, kind: str = "num",
+           score: tuple[int, int] = (0, 0)):
+    from agents.arena import TableResult
+    from blot_env.scoring import DealResult
+    from blot_env.state import Contract
+
+    c = None if seat is None else Contract(seat=seat, strain=strain, value=value, kind=kind, plus=0, double=0, call=0)
+    return TableResult(side=side, result=DealResult(contract=c, made=None if c is None else True, tricks=(4, 4),
+                                                    card_points=(81, 81), combinations=(0, 0), score=score),
+                       contra_seat=-1, recontra_seat=-1)
+
+
+def test_auction_breakdown_groups_boards_by_the_two_runs_contracts():
+    """``by_auction``: a board goes to ``same_contracts`` when every table ended in the same
+    contract for both runs (the declaring side counts, not which partner declared; kaput+N
+    counts the seat), else by how many tables each run's side declared. The candidate sits
+    on side 0 at table 1 and side 1 at table 2."""
+    from agents.arena import BoardResult
+
+    def board(t1, t2):
+        return BoardResult(index=0, tables=(_table(0, *t1), _table(1, *t2)))
+
+    pairs = [  # (a's board, b's board, the group)
+        (board((0, 1, 10, "num", (20, 0)), (3, 1)), board((2, 1, 10, "num", (10, 0)), (3, 1)), "same_contracts"),
+        (board((0, 1), (1, 2, 10, "num", (0, 30))), board((0, 1), (0, 2)), "a_declares_more"),
+        (board((1, 1), (2, 0)), board((0, 1, 10, "num", (16, 0)), (2, 0)), "a_declares_fewer"),
+        (board((0, 1), (0, 2)), board((0, 3), (0, 2)), "same_count"),
+        (board((None,), (1, 2, 10, "num", (0, 8))), board((1, 0), (1, 2)), "same_count"),  # passed out at table 1
+        (board((0, 1, 25, "kaput_plus"), (3, 1)), board((2, 1, 25, "kaput_plus"), (3, 1)), "same_count"),
+    ]
+    a, b = [p[0] for p in pairs], [p[1] for p in pairs]
+    by = eval_long.auction_breakdown(a, b)
+    for g in by:
+        want = [i for i, p in enumerate(pairs) if p[2] == g]
+        assert by[g]["boards"] == len(want), g
+        if want:
+            assert by[g]["mean"] == pytest.approx(sum((a[i].delta - b[i].delta) / 2 for i in want) / len(want))
+    assert by["same_contracts"]["mean"] == 5 and by["a_declares_more"]["mean"] == 15
+    assert by["a_declares_fewer"]["mean"] == -8 and by["same_count"]["mean"] == pytest.approx(4 / 3)
+    back = eval_long.auction_breakdown(b, a)  # swapping the runs swaps more and fewer and flips the signs
+    assert back["a_declares_more"]["boards"] == 1 and back["a_declares_more"]["mean"] == 8
+    assert back["a_declares_fewer"]["mean"] == -15 and back["same_contracts"]["mean"] == -5
+    assert sum(g["contribution"] for g in by.values()) == pytest.approx(
+        sum(x.delta - y.delta for x, y in zip(a, b)) / 2 / len(a))
+    empty = eval_long.auction_breakdown(a[:1], b[:1])["a_declares_more"]
+    assert empty["boards"] == 0 and empty["mean"] is None and empty["ci95"] == [None, None]
+
+
 def test_a_phase_split_runs_saves_and_pairs(tmp_path, capsys):
     """``--agent BIDDER+PLAYER``: the board records equal agents.arena.evaluate with a
     PhaseSplitAgent of the two parts on the same boards, and the run pairs with another."""
