@@ -68,7 +68,16 @@ class PPOAgent(BaseAgent):
 
     @torch.no_grad()
     def action_probs(self, view: SeatView) -> tuple[tuple[int, ...], np.ndarray]:
-        """(legal action ids, ``float64[len(legal)]`` policy probabilities over them)."""
+        """(legal action ids, ``float64[len(legal)]`` policy probabilities over them).
+
+        Raises:
+            ConfigError: the policy is an oracle (``network.oracle``): it reads every seat's
+                hidden cards, which a seat's view does not hold.
+        """
+        if self.policy.oracle:
+            raise ConfigError(f"{self.name}: an oracle policy (network.oracle) reads every seat's hidden cards and "
+                              "cannot act from a seat's view; it plays only as a pool member of a training run "
+                              "(pool.baselines)")
         legal = legal_or_raise(view)
         obs = torch.from_numpy(self.encoder.quantize(self.encoder.encode(view))).unsqueeze(0)
         logits = self.policy.logits(obs)[0].numpy().astype(np.float64)[list(legal)]

@@ -74,7 +74,8 @@ def _worker(conn, cfg_dict: dict[str, Any], agent_factory: AgentFactory | None) 
 
     policy = build_policy(cfg, encoder, layout_for(rules)).eval()
     pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, agent_factory)
-    collector = RolloutCollector(rules, encoder, cfg.rollout, pool, cfg.pool, privileged=policy.privileged)
+    collector = RolloutCollector(rules, encoder, cfg.rollout, pool, cfg.pool,
+                                 privileged=policy.privileged or policy.oracle)
     rng = np.random.default_rng(0)
     gen = torch.Generator()
     snap_key: list[str] | None = None

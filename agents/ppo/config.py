@@ -76,6 +76,12 @@ class NetworkConfig:
     precision: Literal["float32", "bfloat16"] = "float32"
     """Arithmetic of the hidden layers: float32, or bfloat16 under autocast (float32 weights,
     optimizer, heads and losses)."""
+    oracle: bool = False
+    """The actor reads the privileged features too (every seat's hidden cards), a player with
+    perfect information, for use as a pool member of another run (``pool.baselines``), never
+    as an agent: it cannot act from a seat's view, and the trainer does not evaluate it
+    (``eval.every: 0``). A non-oracle ``init_policy`` starts it with zero weights on the hidden
+    cards, so it first plays exactly as that policy."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hidden", _widths("hidden", self.hidden))
@@ -91,6 +97,8 @@ class NetworkConfig:
         check_literal(self, "input_layer")
         if self.critic == "privileged" and self.shared_trunk:
             raise ConfigError("network.critic=privileged needs separate trunks (network.shared_trunk=false)")
+        if self.oracle and self.shared_trunk:
+            raise ConfigError("network.oracle needs separate trunks (network.shared_trunk=false)")
 
 
 @dataclass(frozen=True)
@@ -436,6 +444,12 @@ class TrainConfig:
         if self.pretrain.from_init and not self.pretrain.enabled:
             raise ConfigError("pretrain.from_init=true needs pretrain.agent or pretrain.data (the play to clone); "
                               "both are empty")
+        if self.network.oracle and self.eval.every:
+            raise ConfigError(f"network.oracle: an oracle policy reads every seat's hidden cards, so it cannot play "
+                              f"the evaluation's boards from a seat's view; set eval.every=0 (it is {self.eval.every})")
+        if self.network.oracle and self.pretrain.enabled:
+            raise ConfigError("network.oracle cannot be cloned (pretrain.agent, pretrain.data): the cloning data hold "
+                              "no hidden cards; start it from init_policy instead")
 
     def to_dict(self) -> dict[str, Any]:
         """Plain nested dict (tuples as lists), the YAML form."""

@@ -80,16 +80,18 @@ class ActorCritic(nn.Module):
         obs_quantum: ``float32[D]``, the encoder's ``quantum``: lets :meth:`forward` take the
             engine's ``uint8`` numerators (None: only float inputs).
         groups: column ranges of the action groups (:func:`action_groups`); None: one group.
-        privileged_dim: P, the size of the critic's extra hidden features (used when
-            ``cfg.critic == "privileged"``).
+        privileged_dim: P, the size of the extra hidden features (used by the critic when
+            ``cfg.critic == "privileged"``, by the actor too when ``cfg.oracle``).
 
     ``forward(obs [B, D], privileged=None) -> (logits float32[B, A], value float32[B])``; ``obs``
     is ``float32`` values or ``uint8`` numerators, ``privileged`` ``uint8[B, P]`` (required by a
-    privileged critic). The value is in reward units (scaled score-sheet points, see
-    ``RolloutConfig.reward_scale``).
+    privileged critic, and by every actor pass of an oracle, ``cfg.oracle``: its actor's input is
+    the observation followed by the P hidden features, D + P entries). The value is in reward
+    units (scaled score-sheet points, see ``RolloutConfig.reward_scale``).
 
     Raises:
-        ValueError: ``cfg.shared_trunk`` with a privileged critic (they read different inputs).
+        ValueError: ``cfg.shared_trunk`` with a privileged critic or an oracle (they read
+            different inputs).
     """
 
     def __init__(self, obs_dim: int, num_actions: int, cfg: NetworkConfig | None = None,
@@ -99,17 +101,19 @@ class ActorCritic(nn.Module):
         cfg = cfg or NetworkConfig()
         self.obs_dim, self.num_actions, self.cfg = obs_dim, num_actions, cfg
         self.privileged = cfg.critic == "privileged"
-        if self.privileged and cfg.shared_trunk:
-            raise ValueError("network.shared_trunk cannot be combined with network.critic=privileged")
-        if self.privileged and privileged_dim < 1:
-            raise ValueError("a privileged critic needs privileged_dim >= 1")
-        self.privileged_dim = int(privileged_dim) if self.privileged else 0
+        self.oracle = bool(cfg.oracle)
+        if (self.privileged or self.oracle) and cfg.shared_trunk:
+            raise ValueError("network.shared_trunk cannot be combined with network.critic=privileged or network.oracle")
+        if (self.privileged or self.oracle) and privileged_dim < 1:
+            raise ValueError("a privileged critic or an oracle actor needs privileged_dim >= 1")
+        self.privileged_dim = int(privileged_dim) if self.privileged or self.oracle else 0
         act = nn.ReLU if cfg.activation == "relu" else nn.Tanh
         self.sparse = cfg.input_layer == "sparse"
-        self.actor_trunk = _mlp([obs_dim, *cfg.hidden], act, self.sparse)
+        self.actor_trunk = _mlp([obs_dim + (self.privileged_dim if self.oracle else 0), *cfg.hidden], act,
+                                self.sparse)
         critic_hidden = cfg.critic_hidden or cfg.hidden
-        self.critic_trunk = None if cfg.shared_trunk else _mlp([obs_dim + self.privileged_dim, *critic_hidden], act,
-                                                               self.sparse)
+        self.critic_trunk = None if cfg.shared_trunk else _mlp(
+            [obs_dim + (self.privileged_dim if self.privileged else 0), *critic_hidden], act, self.sparse)
         self.policy_head = layer_init(nn.Linear(cfg.hidden[-1], num_actions), std=0.01)
         self.value_head = layer_init(nn.Linear((cfg.hidden if cfg.shared_trunk else critic_hidden)[-1], 1), std=1.0)
         if policy_bias is not None:
@@ -138,10 +142,13 @@ class ActorCritic(nn.Module):
 
     def _inputs(self, obs: Tensor, privileged: Tensor | None, critic: bool) -> SparseInput | Tensor:
         """The first layer's input: the active entries (sparse layer on the CPU, uint8 numerators)
-        or dense float values; the critic's includes the privileged features."""
-        if critic and self.privileged and privileged is None:
-            raise ValueError("a privileged critic needs the privileged features (uint8[B, P])")
-        extra = privileged if critic and self.privileged else None
+        or dense float values; a privileged critic's, and an oracle actor's, include the
+        privileged features."""
+        sees = self.privileged if critic else self.oracle
+        if sees and privileged is None:
+            who = "a privileged critic" if critic else "an oracle actor (network.oracle)"
+            raise ValueError(f"{who} needs the privileged features (uint8[B, P])")
+        extra = privileged if sees else None
         if self.sparse and obs.dtype == torch.uint8 and obs.device.type == "cpu":
             parts = [(obs, self.obs_quantum)]
             if extra is not None:
@@ -163,15 +170,15 @@ class ActorCritic(nn.Module):
         does not take the sparse path (dense layer, float values, not on the CPU)."""
         if not (self.sparse and obs.dtype == torch.uint8 and obs.device.type == "cpu"):
             return None
-        xa = self._inputs(obs, None, critic=False)
-        xc = self._inputs(obs, privileged, critic=True) if self.privileged else xa
+        xa = self._inputs(obs, privileged, critic=False)
+        xc = self._inputs(obs, privileged, critic=True) if self.privileged or self.oracle else xa
         return xa, xc
 
     def _hidden(self, obs: Tensor | None, privileged: Tensor | None, critic: bool = True,
                 inputs: tuple[SparseInput, SparseInput] | None = None) -> tuple[Tensor, Tensor | None]:
         """(actor hidden ``float32[B, H]``, critic hidden or None); ``inputs``: the first layers'
         inputs already extracted (:meth:`sparse_inputs`), in place of ``obs`` and ``privileged``."""
-        xa = inputs[0] if inputs is not None else self._inputs(obs, None, critic=False)
+        xa = inputs[0] if inputs is not None else self._inputs(obs, privileged, critic=False)
         h = self._run(self.actor_trunk, xa)
         if not critic:
             return h, None
@@ -180,7 +187,7 @@ class ActorCritic(nn.Module):
         if inputs is not None:
             xc = inputs[1]
         else:
-            xc = xa if not self.privileged else self._inputs(obs, privileged, critic=True)
+            xc = xa if not (self.privileged or self.oracle) else self._inputs(obs, privileged, critic=True)
         return h, self._run(self.critic_trunk, xc)
 
     # ------------------------------------------------------------------ full-head API
@@ -188,9 +195,10 @@ class ActorCritic(nn.Module):
         h, hv = self._hidden(obs, privileged)
         return self.policy_head(h), self.value_head(hv).squeeze(-1)
 
-    def logits(self, obs: Tensor) -> Tensor:
-        """``float32[B, A]`` policy logits only (no critic pass)."""
-        return self.policy_head(self._hidden(obs, None, critic=False)[0])
+    def logits(self, obs: Tensor, privileged: Tensor | None = None) -> Tensor:
+        """``float32[B, A]`` policy logits only (no critic pass); ``privileged`` ``uint8[B, P]``
+        only for an oracle (``cfg.oracle``), which raises ValueError without it."""
+        return self.policy_head(self._hidden(obs, privileged, critic=False)[0])
 
     def value(self, obs: Tensor, privileged: Tensor | None = None) -> Tensor:
         """``float32[B]`` value estimates."""
@@ -284,14 +292,16 @@ class ActorCritic(nn.Module):
             mask: ``bool[B, A]`` legal actions (one action group per row).
             generator: the torch generator of the sampling (on the network's device).
             greedy: take the most likely legal action instead of sampling.
-            privileged: ``uint8[B, P]`` critic features (a privileged critic with ``with_value``).
+            privileged: ``uint8[B, P]`` hidden features (a privileged critic with ``with_value``;
+                an oracle actor always).
             with_value: also compute the critic's value.
 
         Returns ``(actions int64[B], log_prob float32[B], value float32[B] or None)``.
 
         Raises:
             ValueError: a mask row with no legal action or with legal actions in two groups; a
-                privileged critic asked for a value without ``privileged``.
+                privileged critic asked for a value, or an oracle asked to act, without
+                ``privileged``.
         """
         h, hv = self._hidden(obs, privileged, critic=with_value)
         B = h.shape[0]
@@ -323,6 +333,29 @@ def build_policy(cfg: TrainConfig, encoder: Any, layout: ActionLayout) -> ActorC
         return ActorCritic(encoder.size, layout.num_actions, cfg.network, policy_bias=bias,
                            obs_quantum=torch.from_numpy(encoder.quantum), groups=action_groups(layout),
                            privileged_dim=privileged_size(encoder.cfg.num_players))
+
+
+def pad_oracle_inputs(state: dict[str, Tensor], oracle: ActorCritic) -> dict[str, Tensor]:
+    """A non-oracle policy's weights (``state_dict``) fitted to ``oracle`` (``network.oracle``):
+    the actor's first layer gets zero weights for the P hidden-card inputs that follow the D
+    observation entries, so the oracle first acts exactly as the policy did.
+
+    Raises:
+        ValueError: ``oracle`` is not an oracle, or ``state``'s first actor layer is not its
+            width over the D observation entries.
+    """
+    if not oracle.oracle:
+        raise ValueError("pad_oracle_inputs: the target network is not an oracle (network.oracle=false)")
+    key = "actor_trunk.0.weight"
+    w, target = state[key], oracle.state_dict()[key]
+    P = oracle.privileged_dim
+    sparse = isinstance(oracle.actor_trunk[0], SparseLinear)  # [in, out]; a dense Linear's is [out, in]
+    want = (target.shape[0] - P, target.shape[1]) if sparse else (target.shape[0], target.shape[1] - P)
+    if tuple(w.shape) != want:
+        raise ValueError(f"pad_oracle_inputs: {key} has shape {tuple(w.shape)}, expected {want} "
+                         "(the oracle's first layer without its hidden-card inputs)")
+    pad = w.new_zeros((P, w.shape[1]) if sparse else (w.shape[0], P))
+    return {**state, key: torch.cat([w, pad], dim=0 if sparse else 1)}
 
 
 def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_inputs: Sequence[str] = (),
@@ -373,6 +406,9 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
         if "actor_trunk.0.weight" in fixed:
             raise ConfigError("ppo.actor_inputs trains part of actor_trunk.0.weight, which ppo.frozen keeps fixed; "
                               "leave that weight out of ppo.frozen")
+        if policy.oracle:
+            raise ConfigError("ppo.actor_inputs selects observation pieces of a seat's view; an oracle's first layer "
+                              "(network.oracle) also reads the hidden cards: leave one of them unset")
         layer = policy.actor_trunk[0]
         rows = torch.zeros(policy.obs_dim)
         for a in actor_inputs:

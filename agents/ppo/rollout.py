@@ -278,7 +278,12 @@ class OpponentPool:
         """Let each baseline that is a network reading ``encoder``'s observations (same kind and
         size; a PPO policy file named in ``pool.baselines``) act on the whole batch of its envs
         in one forward pass instead of env by env; returns their names. A policy trained on
-        another encoding keeps acting env by env from its own view."""
+        another encoding keeps acting env by env from its own view.
+
+        Raises:
+            ConfigError: an oracle policy (``network.oracle``) trained on another encoding (an
+                oracle cannot act from a view).
+        """
         from .agent import PPOAgent  # here: agent.py imports this module
 
         batched = []
@@ -291,6 +296,10 @@ class OpponentPool:
                 b.net = copy.deepcopy(net).to(device).eval()
                 b.greedy = agent.greedy
                 batched.append(b.name)
+            elif net.oracle:
+                raise ConfigError(f"pool.baselines: {b.name} is an oracle (network.oracle) trained on the "
+                                  f"{enc.kind!r} observation ({enc.size} entries); an oracle acts only batched, on "
+                                  f"the learner's own encoding ({encoder.kind!r}, {encoder.size})")
         return batched
 
     def baseline_agent(self, member: PoolMember, env: int) -> Any:
@@ -391,7 +400,7 @@ class Rollout:
     next_idx: np.ndarray
     """int64[T]"""
     privileged: np.ndarray | None = None
-    """uint8[T, P] hidden features for a privileged critic (None without one)"""
+    """uint8[T, P] hidden features for a privileged critic or an oracle actor (None without either)"""
     stats: dict[str, float] = field(default_factory=dict)
 
     def __len__(self) -> int:
@@ -419,7 +428,9 @@ class RolloutCollector:
         rules, encoder: the game and the observation encoder.
         cfg, pool_cfg: rollout and pool settings.
         pool: the opponents.
-        privileged: also collect the privileged critic features (``Rollout.privileged``).
+        privileged: also collect the learner's privileged features (``Rollout.privileged``), for
+            a privileged critic or an oracle actor (pool members that are oracles get theirs
+            whether or not).
         device: where the policy's forward passes run.
     """
 
@@ -542,8 +553,9 @@ class RolloutCollector:
                     mem = members[kk]
                     if mem.net is not None:
                         greedy = self.pool_cfg.snapshot_greedy if mem.kind == "snapshot" else mem.greedy
+                        pm = self._t(vec.privileged(envs)) if mem.net.oracle else None  # an oracle sees all hands
                         a, _, _ = mem.net.act(self._t(out.obs[envs]), self._t(out.mask[envs]), gen,
-                                              greedy=greedy, with_value=False)
+                                              greedy=greedy, privileged=pm, with_value=False)
                         actions[envs] = a.cpu().numpy()
                     else:
                         for e in envs:

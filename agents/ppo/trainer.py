@@ -38,7 +38,7 @@ from blot_env.rules_config import make_rules
 
 from .async_rollout import AsyncCollector, Submission
 from .config import TrainConfig, config_from_saved
-from .network import ActorCritic, build_policy, trainable_parameters
+from .network import ActorCritic, build_policy, pad_oracle_inputs, trainable_parameters
 from .rollout import (
     AgentFactory,
     OpponentPool,
@@ -151,7 +151,8 @@ class PPOTrainer:
             self._inflight: Submission | None = None
         else:
             self.collector = RolloutCollector(self.rules, self.encoder, cfg.rollout, self.pool, cfg.pool,
-                                              privileged=self.policy.privileged, device=self.device)
+                                              privileged=self.policy.privileged or self.policy.oracle,
+                                              device=self.device)
         self.update_no = 0
         self.global_step = 0
         self.env_steps = 0
@@ -187,14 +188,17 @@ class PPOTrainer:
             if getattr(saved, key) != getattr(self.cfg, key):
                 raise ConfigError(f"init_policy {path}: trained with {key}={getattr(saved, key)!r}, "
                                   f"this run has {key}={getattr(self.cfg, key)!r}")
+        # an oracle may start from a policy without the hidden-card inputs (they start at zero weight)
+        to_oracle = self.cfg.network.oracle and not saved.network.oracle
         diff = [f"network.{k}={v!r} (this run: {getattr(self.cfg.network, k)!r})"
                 for k, v in vars(saved.network).items() if k not in ("precision", "policy_bias_init")
-                and v != getattr(self.cfg.network, k)]
+                and not (k == "oracle" and to_oracle) and v != getattr(self.cfg.network, k)]
         if diff:
             raise ConfigError(f"init_policy {path}: its network differs from this run's: {'; '.join(diff)}")
+        state = pad_oracle_inputs(data["policy"], self.policy) if to_oracle else data["policy"]
         try:
             missing, unexpected = self.policy.load_state_dict(
-                {k: v.to(self.device) for k, v in data["policy"].items()}, strict=False)
+                {k: v.to(self.device) for k, v in state.items()}, strict=False)
         except RuntimeError as e:  # a tensor of another shape
             detail = " ".join(line.strip() for line in str(e).strip().splitlines()[1:3])
             raise ConfigError(f"init_policy {path}: weights do not fit this run's network: {detail[:300]}") from None
