@@ -89,9 +89,12 @@ _DIGESTS: dict[str, str | None] = {}
 
 def _init_worker(job: BoardJob) -> None:
     """Worker set-up: one torch thread, the job; Ctrl-C is left to the parent, which stops
-    the pool (a local worker that took it would be replaced by a new one)."""
+    the pool (a local worker that took it would be replaced by a new one), and SIGTERM ends
+    the worker (a worker forked while :func:`run_tasks` waits would otherwise inherit the
+    parent's handler and outlive the pool's terminate)."""
     with contextlib.suppress(ValueError):  # not the main thread of the worker (some Ray set-ups)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
     _one_torch_thread()
     _JOB["job"] = job
     _AGENTS.clear()
@@ -213,9 +216,10 @@ def run_tasks(pool: Any, tasks: Iterable[Any], out: BinaryIO, deadline_at: float
               save: Callable[[BinaryIO, Any], None] | None = None) -> RunStop:
     """Play ``tasks`` on ``pool``, appending each record to ``out`` as it arrives.
 
-    Stops at ``deadline_at`` (a ``time.perf_counter()`` value) or on Ctrl-C, keeping the
-    boards that finished meanwhile; the boards still in flight are lost, and the caller
-    terminates the pool. ``on_record`` is called after each save (a progress bar).
+    Stops at ``deadline_at`` (a ``time.perf_counter()`` value), on Ctrl-C or on SIGTERM (what
+    a batch scheduler sends at a job's time limit), keeping the boards that finished
+    meanwhile; the boards still in flight are lost, and the caller terminates the pool.
+    ``on_record`` is called after each save (a progress bar).
 
     Other jobs than boards run the same way: ``func`` (a module-level function, so that the
     workers find it by name) maps a task to a record, and ``save`` writes one record to
@@ -225,7 +229,8 @@ def run_tasks(pool: Any, tasks: Iterable[Any], out: BinaryIO, deadline_at: float
     save = append_record if save is None else save
     stop = RunStop()
     sigint: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: sigint.append(signum))
+    previous = {sig: signal.signal(sig, lambda signum, frame: sigint.append(signum))
+                for sig in (signal.SIGINT, signal.SIGTERM)}
 
     def keep(rec: Any) -> None:
         save(out, rec)
@@ -257,7 +262,8 @@ def run_tasks(pool: Any, tasks: Iterable[Any], out: BinaryIO, deadline_at: float
                     break
                 keep(rec)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
     return stop
 
 

@@ -5,7 +5,8 @@ agents) this script plays one board per task on a pool (:mod:`agents.board_pool`
 machine's processes, or a Ray cluster with ``--address``) and appends each finished board to
 a pickle file as it arrives, so a run stopped by ``--deadline``, a time limit or a crash
 keeps what it played, and a later run with the same ``--save`` file skips those boards.
-Ctrl-C stops a run as a deadline does: the pool is stopped and the finished boards kept.
+Ctrl-C, or SIGTERM (what a batch scheduler sends at a job's time limit), stops a run as a
+deadline does: the pool is stopped and the finished boards kept.
 The summary uses the longest run of consecutive finished boards from board 0 (the boards
 left in flight at a deadline are dropped, so that no board is left out for taking long).
 

@@ -80,9 +80,11 @@ def test_summarize_keeps_files_apart(tmp_path, capsys):
     assert rows[1]["mean_board_score"] == -1.0 and rows[0]["mean_board_score"] > 0
 
 
-def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path):
-    """SIGINT to the whole process group (what Ctrl-C sends): the workers ignore it, the parent
-    stops the pool, saves what finished and exits; no worker goes on playing."""
+@pytest.mark.parametrize("sig, group", [(signal.SIGINT, True), (signal.SIGTERM, False), (signal.SIGTERM, True)])
+def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path, sig, group):
+    """SIGINT to the whole process group (what Ctrl-C sends), or SIGTERM to the parent or to the
+    group (what a batch scheduler sends at a time limit): the parent stops the pool, saves what
+    finished and exits; no worker goes on playing."""
     save = tmp_path / "r.pkl"
     cmd = [sys.executable, str(_PATH), "--agent", "rules", "--vs", "rules", "--boards", "2000", "--workers", "2",
            "--save", str(save)]
@@ -93,7 +95,7 @@ def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path):
         while (not save.exists() or save.stat().st_size == 0) and time.monotonic() - t0 < 240:
             time.sleep(0.2)
         assert save.exists() and save.stat().st_size > 0, "no board finished"
-        os.killpg(proc.pid, signal.SIGINT)
+        (os.killpg if group else os.kill)(proc.pid, sig)
         out, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
