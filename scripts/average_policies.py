@@ -32,13 +32,16 @@ def average(files: list[Path]) -> dict:
     import torch
 
     from agents.ppo.agent import read_policy_file
+    from agents.ppo.config import config_from_saved
     from blot_env.errors import ConfigError
 
     datas = [read_policy_file(f) for f in files]
     ref = datas[-1]
+    # through config_from_saved, so that a file written before a key existed reads its default
+    cfgs = [config_from_saved(d["config"]) for d in datas]
     key = ("preset", "obs_kind", "network")
-    for f, d in zip(files, datas):
-        if any(d["config"].get(k) != ref["config"].get(k) for k in key):
+    for f, c, d in zip(files, cfgs, datas):
+        if any(getattr(c, k) != getattr(cfgs[-1], k) for k in key):
             raise ConfigError(f"{f}: preset, obs_kind or network differ from {files[-1]}'s; only policies of one "
                               "run (or of runs with the same network) can be averaged")
         if d["policy"].keys() != ref["policy"].keys() or any(

@@ -40,6 +40,11 @@ def test_mean_of_kept_policies_is_a_policy_that_plays(tmp_path):
     assert is_terminal(play_legal_deal(load_ppo_agent(out), "bazar"))
     assert _script().main(["--run", str(tmp_path / "run"), "--last", "3", "--out", str(tmp_path / "avg3.pt")]) == 0
     assert len(torch.load(tmp_path / "avg3.pt", weights_only=True)["meta"]["averaged_from"]) == 3
+    # a file written before a network key existed (here network.oracle) averages with a newer one
+    old = torch.load(kept[0], weights_only=True)
+    del old["config"]["network"]["oracle"]
+    torch.save(old, tmp_path / "old.pt")
+    assert _script().main([str(tmp_path / "old.pt"), str(kept[1]), "--out", str(tmp_path / "mixed.pt")]) == 0
 
 
 def test_refuses_policies_of_different_presets_and_too_few_files(tmp_path, capsys):

@@ -97,7 +97,6 @@ def test_an_oracle_trains_from_a_seat_view_policy_and_plays_in_another_runs_pool
     rows = learner.train(max_updates=2)
     name = str(tmp_path / "oracle.pt")
     assert sum(r.get(f"mixed_{name}_deals", 0) for r in rows) == 2 * learner_cfg.rollout.deals_per_rollout
-    assert not learner.policy.oracle
 
 
 @pytest.mark.parametrize("sets, needle", [
@@ -108,3 +107,17 @@ def test_an_oracle_trains_from_a_seat_view_policy_and_plays_in_another_runs_pool
 def test_bad_oracle_settings_name_the_problem(sets, needle):
     with pytest.raises(ConfigError, match=needle):
         apply_overrides(load_config(TINY), sets)
+
+
+def test_an_oracle_with_its_first_layer_frozen_is_refused(tmp_path):
+    cfg = apply_overrides(load_config(TINY), [*ORACLE, "ppo.frozen=[actor_trunk.0]"])
+    with pytest.raises(ConfigError, match=r"hidden cards could never train"):
+        build_trainer(cfg, tmp_path)
+
+
+def test_rllib_refuses_an_oracle():
+    from agents.integrations.rllib_config import RLlibRunConfig
+    from agents.ppo.config import NetworkConfig
+
+    with pytest.raises(ConfigError, match="RLlib's env does not give"):
+        RLlibRunConfig(network=NetworkConfig(oracle=True))

@@ -197,6 +197,9 @@ class RLlibRunConfig:
 
     def __post_init__(self) -> None:
         check_positive(self, "iterations", "torch_threads")
+        if self.network.oracle:
+            raise ConfigError("network.oracle: an oracle reads every seat's hidden cards, which RLlib's env does not "
+                              "give; it exists for blot-train's pools only")
         if self.checkpoint_every < 0:
             raise ConfigError(f"checkpoint_every must be >= 0, got {self.checkpoint_every}")
 

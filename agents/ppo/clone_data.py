@@ -280,6 +280,9 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
     from .network import action_groups
     from .pretrain import dd_losses
 
+    if getattr(policy, "oracle", False):
+        raise CloneDataError(f"{path}: the policy is an oracle (network.oracle): it reads every seat's hidden "
+                             "cards, which the cloning data do not hold")
     recs, _ = read_clone_data(path)
     recs = sorted(recs, key=lambda r: int(r["chunk"]))[:max_chunks]
     if not recs:

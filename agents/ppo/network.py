@@ -396,6 +396,9 @@ def trainable_parameters(policy: ActorCritic, frozen: Sequence[str] = (), actor_
             raise ConfigError(f"ppo.frozen: {prefix!r} names no parameter of the network (or a dotted prefix of "
                               f"one); its parameters: {', '.join(names)}")
         fixed.update(hit)
+    if policy.oracle and "actor_trunk.0.weight" in fixed:
+        raise ConfigError("ppo.frozen keeps actor_trunk.0.weight fixed, so an oracle's (network.oracle) weights on "
+                          "the hidden cards could never train; leave that weight out of ppo.frozen")
     masks: list[tuple[nn.Parameter, Tensor]] = []
     if actor_inputs:
         by_name = {p.name: p for p in pieces}

@@ -522,7 +522,7 @@ class RolloutCollector:
             if lrn.size:
                 o = out.obs[lrn]
                 m = out.mask[lrn]
-                pr = vec.privileged(lrn) if self.privileged else None
+                pr = vec.privileged(lrn) if self.privileged or policy.oracle else None
                 a, logp, value = policy.act(self._t(o), self._t(m), gen,
                                             privileged=None if pr is None else self._t(pr))
                 a_np = a.cpu().numpy()
@@ -617,7 +617,7 @@ class RolloutCollector:
             rewards=rew.a[:T].copy(),
             dones=done.a[:T].copy(),
             next_idx=nxt.a[:T].copy(),
-            privileged=self._stack_privileged(priv_l) if self.privileged else None,
+            privileged=self._stack_privileged(priv_l) if self.privileged or policy.oracle else None,
             stats=stats,
         )
 
