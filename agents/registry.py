@@ -27,6 +27,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig, make_rules
 
 from .base import Agent, PhaseSplitAgent
@@ -56,7 +57,8 @@ def known_agents() -> tuple[str, ...]:
     return KNOWN
 
 
-def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None = None) -> Agent:
+def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None = None, *,
+               allow_oracle: bool = False) -> Agent:
     """The agent called ``name`` for the rules of ``preset``.
 
     Args:
@@ -70,9 +72,12 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
             the rule agents read the rules from each view).
         seed: unused by the rule agents (their randomness comes from the ``rng`` of each
             ``act`` call); kept so that every agent is built the same way.
+        allow_oracle: load an oracle policy file (``network.oracle``) named directly
+            (:func:`make_pool_agent`, a training pool's batched members); else it is refused.
 
     Raises:
-        ConfigError: a PPO file that cannot be read, or (``ppo-search``) has no critic.
+        ConfigError: a PPO file that cannot be read, or (``ppo-search``) has no critic, or an
+            oracle policy without ``allow_oracle`` (it cannot act from a seat's view).
         UnknownAgentError: an unknown name (the message lists the known ones), a
             checkpoint path that does not exist, or a ``+`` that does not join two names.
         FileNotFoundError: ``ppo:PATH`` with no file at ``PATH``.
@@ -107,12 +112,12 @@ def make_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None 
     if key.startswith("ppo-rollout"):
         return _make_rollout_search(key, cfg, name)
     if key == "ppo" or key.startswith("ppo:"):
-        return _load_ppo(key if key == "ppo" else key[4:], cfg, name)
+        return _load_ppo(key if key == "ppo" else key[4:], cfg, name, allow_oracle)
     p = Path(key)
     if p.suffix == ".pt":
         if not p.is_file():
             raise UnknownAgentError(f"checkpoint {key!r} not found")
-        return _load_ppo(str(p), cfg, name)
+        return _load_ppo(str(p), cfg, name, allow_oracle)
     if p.is_dir():
         hint = f"; the policy of a blot-train run is {p / 'policy.pt'}" if (p / "policy.pt").is_file() else ""
         raise UnknownAgentError(f"agent {name!r} is a folder, not a checkpoint (checkpoints end in .pt){hint}")
@@ -193,16 +198,26 @@ def _make_rollout_search(key: str, cfg: RulesConfig, label: str) -> Agent:
                           rollouts=True)
 
 
-def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str) -> Agent:
+def make_pool_agent(name: str, preset: str | RulesConfig = "bazar", seed: int | None = None) -> Agent:
+    """:func:`make_agent` for a training pool's members (``pool.baselines``), where an oracle
+    policy file (``network.oracle``) is allowed: the pool plays it batched with the hidden cards."""
+    return make_agent(name, preset, seed, allow_oracle=True)
+
+
+def _load_ppo(path_or_name: str, cfg: RulesConfig, label: str, allow_oracle: bool = False) -> Agent:
     from .extras import require
 
     require("train", f"agent {label!r}")  # MissingExtraError (an ImportError) naming the extra
     from .ppo.agent import load_ppo_agent
 
     agent = load_ppo_agent(path_or_name, cfg)
+    if getattr(getattr(agent, "policy", None), "oracle", False) and not allow_oracle:
+        raise ConfigError(f"agent {label!r}: {path_or_name} is an oracle policy (network.oracle): it reads every "
+                          "seat's hidden cards and cannot act from a seat's view; it plays only as a member of a "
+                          "training pool (pool.baselines, named directly)")
     if not getattr(agent, "name", None):
         agent.name = label
     return agent
 
 
-__all__ = ["ALIASES", "BUILTIN", "UnknownAgentError", "known_agents", "make_agent"]
+__all__ = ["ALIASES", "BUILTIN", "UnknownAgentError", "known_agents", "make_agent", "make_pool_agent"]

@@ -80,7 +80,17 @@ def test_an_oracle_trains_from_a_seat_view_policy_and_plays_in_another_runs_pool
     assert torch.count_nonzero(moved) > 0, "the oracle's hidden-card weights did not train"
     oracle_run.export_policy(tmp_path / "oracle.pt")
 
-    # it cannot act from a seat's view
+    # by agent name it is refused at load (blot-eval, blot-play, search agents, phase splits) ...
+    from agents.registry import make_agent
+
+    path = tmp_path / "oracle.pt"
+    for name in (str(path), f"ppo-search-4:{path}", f"rules+{path}"):
+        with pytest.raises(ConfigError, match=r"is an oracle policy .* cannot act from a seat's view"):
+            make_agent(name, "bazar")
+    bad_eval = apply_overrides(load_config(TINY), ["eval.every=1", f"eval.opponents=[{tmp_path / 'oracle.pt'}]"])
+    with pytest.raises(ConfigError, match=r"eval.opponents: .* is an oracle policy"):
+        build_trainer(bad_eval, tmp_path / "bad")
+    # ... and loaded directly it cannot act from a seat's view
     agent = load_ppo_agent(tmp_path / "oracle.pt")
     from blot_env.engine import current_seat, deal_random
     from blot_env.view import seat_view

@@ -14,7 +14,7 @@ from typing import Any
 from blot_env.errors import ConfigError
 
 from ..arena import evaluate, load_suite
-from ..registry import UnknownAgentError, make_agent
+from ..registry import UnknownAgentError, make_agent, make_pool_agent
 from .config import EvalConfig, TrainConfig
 from .trainer import Evaluator, PPOTrainer
 
@@ -60,11 +60,13 @@ def build_trainer(cfg: TrainConfig, out_dir: str | Path | None = None, resume: b
         cfg.pretrain.agent) + [("eval.opponents", n) for n in cfg.eval.opponents if cfg.eval.every]
     for field, name in named:
         try:
-            make_agent(name, cfg.preset)
+            make_agent(name, cfg.preset, allow_oracle=field == "pool.baselines")
         except UnknownAgentError as e:
             raise ConfigError(f"{field}: {e}") from None
+        except ConfigError as e:
+            raise ConfigError(f"{field}: {e}") from None
     evaluator = make_evaluator(cfg.eval, cfg.preset) if cfg.eval.every else None
-    return PPOTrainer(cfg, out_dir, resume=resume, agent_factory=make_agent, evaluator=evaluator)
+    return PPOTrainer(cfg, out_dir, resume=resume, agent_factory=make_pool_agent, evaluator=evaluator)
 
 
 __all__ = ["build_trainer", "make_evaluator"]
