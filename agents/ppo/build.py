@@ -61,9 +61,7 @@ def build_trainer(cfg: TrainConfig, out_dir: str | Path | None = None, resume: b
     for field, name in named:
         try:
             make_agent(name, cfg.preset, allow_oracle=field == "pool.baselines")
-        except UnknownAgentError as e:
-            raise ConfigError(f"{field}: {e}") from None
-        except ConfigError as e:
+        except (UnknownAgentError, ConfigError) as e:
             raise ConfigError(f"{field}: {e}") from None
     evaluator = make_evaluator(cfg.eval, cfg.preset) if cfg.eval.every else None
     return PPOTrainer(cfg, out_dir, resume=resume, agent_factory=make_pool_agent, evaluator=evaluator)
