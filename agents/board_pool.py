@@ -45,6 +45,7 @@ import pickle
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -87,11 +88,19 @@ _AGENTS: dict[str, Any] = {}
 _DIGESTS: dict[str, str | None] = {}
 
 
-def _init_worker(job: BoardJob) -> None:
+def _init_worker(job: BoardJob, own_group: bool = False) -> None:
     """Worker set-up: one torch thread, the job; Ctrl-C is left to the parent, which stops
     the pool (a local worker that took it would be replaced by a new one), and SIGTERM ends
     the worker (a worker forked while :func:`run_tasks` waits would otherwise inherit the
-    parent's handler and outlive the pool's terminate)."""
+    parent's handler and outlive the pool's terminate).
+
+    ``own_group`` (the local pool) puts the worker in a process group of its own, so that a
+    signal to the parent's group (Ctrl-C at a terminal, ``kill -TERM -PGID``) reaches the
+    parent alone, which stops the pool in order: a worker killed while it holds a lock of the
+    pool's queues would leave ``Pool.terminate`` waiting on that lock for ever."""
+    if own_group:
+        with contextlib.suppress(OSError):
+            os.setpgid(0, 0)
     with contextlib.suppress(ValueError):  # not the main thread of the worker (some Ray set-ups)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -192,7 +201,7 @@ def make_pool(job: Any, workers: int | None, address: str | None = None) -> Any:
         raise ValueError(f"workers must be a positive number of processes, got {workers!r}")
     if address is None:
         return mp.get_context("fork").Pool(workers or os.cpu_count() or 1, initializer=_init_worker,
-                                           initargs=(job,))
+                                           initargs=(job, True))
     pool_class = ray_pool_class()
     return pool_class(processes=workers, initializer=_init_worker, initargs=(job,), ray_address=address)
 
@@ -313,10 +322,35 @@ def _run_here(func: Callable[[Any], Any], job: Any, task: Any) -> Any:
             _JOB["job"] = saved
 
 
-def close_pool(pool: Any) -> None:
-    """Stop a pool of :func:`make_pool` and its workers (local or Ray)."""
-    pool.terminate()
-    pool.join()
+CLOSE_TIMEOUT = 20.0
+"""Seconds :func:`close_pool` waits for a pool's ``terminate`` before it kills the workers."""
+
+
+def close_pool(pool: Any, timeout: float = CLOSE_TIMEOUT) -> None:
+    """Stop a pool of :func:`make_pool` and its workers (local or Ray).
+
+    A worker killed from outside while it held a lock of the pool's queues (a scheduler that
+    signals every process of a job) leaves ``Pool.terminate`` blocked on that lock for ever;
+    after ``timeout`` seconds the local workers still alive are killed (SIGKILL), a warning
+    goes to stderr, and this returns without the pool's clean-up (its threads are daemons and
+    end with the process)."""
+    done = threading.Event()
+
+    def stop() -> None:
+        pool.terminate()
+        pool.join()
+        done.set()
+
+    threading.Thread(target=stop, name="close_pool", daemon=True).start()
+    if done.wait(timeout):
+        return
+    procs = list(getattr(pool, "_pool", None) or [])
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.kill()
+    print(f"warning: the worker pool did not stop within {timeout:g} s (a worker was probably killed "
+          f"while it held a queue lock); killed its {len(procs)} remaining worker(s)", file=sys.stderr)
+    done.wait(5.0)
 
 
 # ---------------------------------------------------------------------------- save files

@@ -95,19 +95,64 @@ def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path, sig, grou
         while (not save.exists() or save.stat().st_size == 0) and time.monotonic() - t0 < 240:
             time.sleep(0.2)
         assert save.exists() and save.stat().st_size > 0, "no board finished"
+        workers = _children(proc.pid)
+        assert len(workers) == 2
         (os.killpg if group else os.kill)(proc.pid, sig)
         out, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert proc.returncode == 0, out
-    assert "(interrupted)" in out
+    assert "(interrupted)" in out and "warning" not in out  # the pool stopped in order
     n = len(eval_long.load_records([str(save)]))
     assert 1 <= n < 2000
     time.sleep(0.5)
     assert len(eval_long.load_records([str(save)])) == n  # nothing left running appends boards
     with pytest.raises(ProcessLookupError):
         os.killpg(proc.pid, 0)
+    assert not [pid for pid in workers if _running(pid)]  # the workers (each in its own group) ended too
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux ``/proc``)."""
+    kids = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(stat.parent.name))
+    return kids
+
+
+def _running(pid: int) -> bool:
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_close_pool_kills_workers_when_terminate_hangs(capsys):
+    """A worker killed while it held the result queue's lock leaves ``Pool.terminate`` waiting
+    for ever; close_pool gives up after its timeout, kills the workers and warns. The lock is
+    held here by the test itself, which is what a dead holder looks like to the pool."""
+    from agents import board_pool
+
+    pool = board_pool.make_pool(board_pool.BoardJob(cfg=None, deals=[]), 2)
+    procs = list(pool._pool)
+    assert all(p.is_alive() for p in procs)
+    assert pool._outqueue._wlock.acquire(timeout=5)
+    t0 = time.monotonic()
+    try:
+        board_pool.close_pool(pool, timeout=1.0)
+    finally:
+        pool._outqueue._wlock.release()  # lets the pool's own clean-up finish in its thread
+    assert time.monotonic() - t0 < 10
+    for p in procs:
+        p.join(5)
+    assert not any(p.is_alive() for p in procs)
+    assert "did not stop within 1 s" in capsys.readouterr().err
 
 
 def test_a_file_of_redealt_boards_is_refused_not_mixed(tmp_path, capsys):
