@@ -48,7 +48,9 @@ def test_widened_shipped_policy_gives_the_same_logits_and_values(tmp_path, hidde
         for x in (obs, obs.float() * src.obs_quantum):  # the sparse path and the dense one
             la, va = src(x, priv)
             lb, vb = big(x, priv)
-            assert torch.allclose(la, lb, atol=1e-5, rtol=0), (la - lb).abs().max()
+            # the same sums in another order (wider matrices, other kernel blocking): float32
+            # rounding of logits up to ~30 in size, 2e-5 on some CPUs; a widening error is ~0.1 or more
+            assert torch.allclose(la, lb, atol=1e-4, rtol=0), (la - lb).abs().max()
             assert torch.equal(va, vb)
     # the new units are live: they read the input, and only their outgoing weights are zero
     w0 = big.actor_trunk[0].weight  # sparse layer: [in, out]
