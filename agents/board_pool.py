@@ -335,14 +335,20 @@ def close_pool(pool: Any, timeout: float = CLOSE_TIMEOUT) -> None:
     goes to stderr, and this returns without the pool's clean-up (its threads are daemons and
     end with the process)."""
     done = threading.Event()
+    failed: list[BaseException] = []
 
     def stop() -> None:
-        pool.terminate()
-        pool.join()
+        try:
+            pool.terminate()
+            pool.join()
+        except BaseException as e:  # re-raised in the caller's thread
+            failed.append(e)
         done.set()
 
     threading.Thread(target=stop, name="close_pool", daemon=True).start()
     if done.wait(timeout):
+        if failed:
+            raise failed[0]
         return
     procs = list(getattr(pool, "_pool", None) or [])
     for proc in procs:

@@ -398,3 +398,17 @@ def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
         eval_long.main(["--agent", "rules", "--vs", "random", "--preset", "duel", "--mixed", "--save",
                         str(tmp_path / "d.pkl")])
     assert "4-player preset" in capsys.readouterr().err
+
+
+def test_close_pool_raises_what_terminate_raised():
+    from agents import board_pool
+
+    class Broken:
+        def terminate(self):
+            raise RuntimeError("cluster gone")
+
+        def join(self):
+            raise AssertionError("not reached")
+
+    with pytest.raises(RuntimeError, match="cluster gone"):
+        board_pool.close_pool(Broken(), timeout=5.0)
