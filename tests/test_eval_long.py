@@ -113,24 +113,23 @@ def test_ctrl_c_stops_the_pool_and_keeps_the_finished_boards(tmp_path, sig, grou
     assert not [pid for pid in workers if _running(pid)]  # the workers (each in its own group) ended too
 
 
-def _children(pid: int) -> list[int]:
-    """The live child processes of ``pid`` (Linux ``/proc``)."""
-    kids = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            kids.append(int(stat.parent.name))
-    return kids
+def _stat(proc: Path) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name (state, parent pid, ...); [] once gone."""
+    try:
+        return proc.joinpath("stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
 
 
 def _running(pid: int) -> bool:
-    try:
-        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    fields = _stat(Path("/proc") / str(pid))
+    return bool(fields) and fields[0] != "Z"
+
+
+def _children(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (Linux ``/proc``)."""
+    return [int(p.name) for p in Path("/proc").glob("[0-9]*")
+            if (f := _stat(p)) and int(f[1]) == pid and _running(int(p.name))]
 
 
 def test_close_pool_kills_workers_when_terminate_hangs(capsys):
