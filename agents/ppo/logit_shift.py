@@ -16,13 +16,11 @@ training can learn where the call helps (docs/training.md, "Stage 13").
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import torch
 
 from blot_env.actions import layout_for
 from blot_env.engine import apply_action, current_seat, deal_random, is_terminal
@@ -32,7 +30,7 @@ from blot_env.view import seat_view
 
 from .agent import load_ppo_agent, read_policy_file
 from .config import config_from_saved
-from .trainer import POLICY_FORMAT
+from .trainer import POLICY_FORMAT, write_policy_file
 
 
 def block_ids(preset: str, blocks: Sequence[str]) -> list[int]:
@@ -98,14 +96,7 @@ def shift_logits_file(src: str | Path, out: str | Path, blocks: Sequence[str], s
     """
     data = shift_logits(read_policy_file(src), blocks, shift)
     data["meta"]["logit_shift"]["file"] = str(src)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    try:
-        torch.save(data, tmp)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_policy_file(data, out)
     return data
 
 

@@ -598,14 +598,26 @@ def save_policy(policy: ActorCritic, cfg: TrainConfig, path: str | Path, meta: d
     """Write the network's weights (actor and critic, no optimizer) and the config needed to rebuild
     the agent. The agent acts with the actor only; the critic serves the light search
     (agents/search/net_search.py)."""
+    weights = _cpu(policy.state_dict())
+    write_policy_file({"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
+                       "num_actions": policy.num_actions, "policy": weights, "meta": dict(meta or {})}, path)
+
+
+def write_policy_file(data: dict[str, Any], path: str | Path) -> None:
+    """Save a policy-file dict at ``path`` whole or not at all (a temporary file, then a rename;
+    the temporary file is removed if the write fails), creating the parent folder.
+
+    Raises:
+        OSError: ``path`` cannot be written (a folder of that name, no permission, a full disk).
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    weights = _cpu(policy.state_dict())
-    data = {"format": POLICY_FORMAT, "config": cfg.to_dict(), "obs_dim": policy.obs_dim,
-            "num_actions": policy.num_actions, "policy": weights, "meta": dict(meta or {})}
     tmp = path.with_suffix(path.suffix + ".tmp")
-    torch.save(data, tmp)
-    os.replace(tmp, path)
+    try:
+        torch.save(data, tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 class _CsvLog:
@@ -640,4 +652,5 @@ __all__ = [
     "PPOTrainer",
     "configure_torch",
     "save_policy",
+    "write_policy_file",
 ]

@@ -23,7 +23,6 @@ which runs outside autocast), so the logits agree to bfloat16 rounding only.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,7 +32,7 @@ import torch
 from blot_env.errors import ConfigError
 
 from .agent import read_policy_file
-from .trainer import POLICY_FORMAT
+from .trainer import POLICY_FORMAT, write_policy_file
 
 
 def _fresh_rows(rows: int, cols: int, gen: torch.Generator) -> torch.Tensor:
@@ -143,12 +142,5 @@ def widen_policy_file(src: str | Path, out: str | Path, hidden: Sequence[int], s
     """
     data = widen_policy(read_policy_file(src), hidden, seed)
     data["meta"]["widened_from"]["file"] = str(src)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    try:
-        torch.save(data, tmp)
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_policy_file(data, out)
     return data
