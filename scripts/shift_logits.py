@@ -5,7 +5,7 @@
     python scripts/shift_logits.py agents/data/ppo_bazar.pt --block CONTRA --probe 300   # measure only
 
 The new file acts as the source everywhere except that each action of the blocks has its odds
-against every other action multiplied by exp(shift) (agents/ppo/logit_shift.py). ``--probe N``
+against every legal action outside the blocks multiplied by exp(shift) (agents/ppo/logit_shift.py). ``--probe N``
 plays N random deals greedily with the policy in every seat and prints how likely it makes the
 blocks where one is legal, before and after the shift. Give the file to a training config as
 ``init_policy`` (docs/training.md, "Stage 13"). Exit status 2 on bad input, with the reason.
@@ -14,6 +14,7 @@ blocks where one is legal, before and after the shift. Give the file to a traini
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -47,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("nothing to do: give --out (with --shift) or --probe")
     if args.out is not None and args.shift == 0:
         ap.error("--out needs a non-zero --shift")
+    if args.out is None and args.shift != 0:
+        ap.error("--shift needs --out (the file to write)")
+    if not math.isfinite(args.shift):
+        ap.error(f"--shift must be a finite number of logit units, got {args.shift}")
+    if args.out is not None and args.out.is_dir():
+        ap.error(f"cannot write --out {args.out}: it is a folder")
+    if args.out is not None and args.out.resolve() == args.source.resolve():
+        ap.error(f"--out {args.out} is the source file; write the shifted policy to another file")
     if args.probe < 0:
         ap.error(f"--probe must be >= 0, got {args.probe}")
     from agents.ppo.logit_shift import probe_blocks, shift_logits_file
@@ -55,15 +64,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.probe:
             _print_probe(str(args.source), probe_blocks(args.source, args.block, args.probe, args.seed))
-        if args.out is not None:
+    except (ConfigError, OSError) as e:
+        ap.error(f"probe of {args.source}: {e}")
+    if args.out is not None:
+        try:
             shift_logits_file(args.source, args.out, args.block, args.shift)
-            print(f"{args.source}: {'+'.join(args.block)} logits {args.shift:+g} written to {args.out}")
-            if args.probe:
-                _print_probe(str(args.out), probe_blocks(args.out, args.block, args.probe, args.seed))
-    except ConfigError as e:
-        ap.error(str(e))
-    except OSError as e:
-        ap.error(f"cannot write --out {args.out}: {e}")
+        except ConfigError as e:
+            ap.error(str(e))
+        except OSError as e:
+            ap.error(f"cannot write --out {args.out}: {e}")
+        print(f"{args.source}: {'+'.join(args.block)} logits {args.shift:+g} written to {args.out}")
+        if args.probe:
+            _print_probe(str(args.out), probe_blocks(args.out, args.block, args.probe, args.seed))
     return 0
 
 

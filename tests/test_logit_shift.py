@@ -24,16 +24,17 @@ REPO = Path(__file__).resolve().parents[1]
 SHIPPED = REPO / "agents" / "data" / "ppo_bazar.pt"
 
 
-def _observations(steps: int = 16, envs: int = 16) -> torch.Tensor:
-    """uint8 observations of random play on bazar, auction and cards."""
+def _positions(steps: int = 16, envs: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """uint8 observations and bool legal masks of random play on bazar, auction and cards."""
     eng = BatchedEngine("bazar", num_envs=envs, obs_dtype="uint8", seed=9)
     out = eng.reset()
     rng = np.random.default_rng(2)
-    obs = []
+    obs, masks = [], []
     for _ in range(steps):
         obs.append(np.array(out.obs))
+        masks.append(np.array(out.action_mask, dtype=bool))
         out = eng.step(np.array([rng.choice(np.flatnonzero(m)) for m in out.action_mask]))
-    return torch.from_numpy(np.concatenate(obs))
+    return torch.from_numpy(np.concatenate(obs)), torch.from_numpy(np.concatenate(masks))
 
 
 def test_block_ids_are_the_layouts_and_bad_names_are_refused():
@@ -56,11 +57,22 @@ def test_shift_moves_only_the_named_logits_and_keeps_the_critic(tmp_path):
     assert has_critic and cfg.preset == "bazar"
     ids = block_ids("bazar", ["CONTRA", "RECONTRA"])
     rest = [a for a in range(src.policy_head.bias.numel()) if a not in ids]
-    obs = _observations()
+    obs, mask = _positions()
     with torch.no_grad():
         la, lb = src.logits(obs), new.logits(obs)
         assert torch.allclose(lb[:, ids] - la[:, ids], torch.full_like(la[:, ids], 7.5), atol=1e-4)
         assert torch.equal(la[:, rest], lb[:, rest])
+        # the grouped, masked policy the trainer samples from: where contra is legal, its odds
+        # against pass (outside the blocks) grow by exp(7.5)
+        rows = mask[:, ids[0]].nonzero().squeeze(-1)
+        assert rows.numel() >= 5
+        m, o = mask[rows], obs[rows]
+        odds = []
+        for net in (src, new):
+            lp_c, *_ = net.policy_terms(o, m, torch.full((len(rows),), ids[0]), with_value=False)
+            lp_p, *_ = net.policy_terms(o, m, torch.zeros(len(rows), dtype=torch.long), with_value=False)
+            odds.append(lp_c - lp_p)
+        assert torch.allclose(odds[1] - odds[0], torch.full_like(odds[0], 7.5), atol=1e-3)
         sa, sb = src.state_dict(), new.state_dict()
         assert all(torch.equal(sa[k], sb[k]) for k in sa if k != "policy_head.bias")
     meta = read_policy_file(out)["meta"]["logit_shift"]
@@ -82,7 +94,6 @@ def test_probe_sees_the_reopened_call_and_a_trainer_starts_from_it(tmp_path):
     shift_logits_file(SHIPPED, out, ["CONTRA"], 40.0)
     after = probe_blocks(out, ["CONTRA"], deals=12, seed=4)
     assert after["mean"] > 1000 * before["mean"] and after["greedy_share"] > 0
-    assert after["max"] <= 1.0 and 0 <= after["share_above_1pct"] <= 1
     with pytest.raises(ValueError, match="deals"):
         probe_blocks(SHIPPED, ["CONTRA"], deals=0)
     # the shifted file is a start for init_policy: the trainer's first logits are the file's
@@ -92,7 +103,7 @@ def test_probe_sees_the_reopened_call_and_a_trainer_starts_from_it(tmp_path):
                        "rollout.overlap=false", "tensorboard=false"])
     trainer = build_trainer(cfg, tmp_path / "run")
     shifted, *_ = load_policy(out)
-    obs = _observations(steps=2, envs=4)
+    obs, _ = _positions(steps=2, envs=4)
     with torch.no_grad():
         assert torch.equal(trainer.policy.logits(obs), shifted.logits(obs))
 
@@ -107,10 +118,26 @@ def test_cli_writes_probes_and_refuses_bad_input(tmp_path, capsys):
     for argv, msg in ((["--block", "FOO", "--probe", "1"], "no action block 'FOO'"),
                       (["--block", "CONTRA"], "nothing to do"),
                       (["--block", "CONTRA", "--out", str(tmp_path / "x.pt")], "non-zero --shift"),
+                      (["--block", "CONTRA", "--shift", "2", "--probe", "1"], "--shift needs --out"),
+                      (["--block", "CONTRA", "--shift", "nan", "--out", str(tmp_path / "x.pt")], "finite"),
+                      (["--block", "CONTRA", "--shift", "2", "--out", str(tmp_path)], "it is a folder"),
+                      (["--block", "CONTRA", "--shift", "2", "--out", str(SHIPPED)], "is the source file"),
                       (["--block", "CONTRA", "--probe", "-1"], "--probe must be >= 0")):
         with pytest.raises(SystemExit) as e:
             script.main([str(SHIPPED), *argv])
         assert e.value.code == 2 and msg in capsys.readouterr().err
-    with pytest.raises(SystemExit):
+    assert not (tmp_path / "x.pt").exists()
+    with pytest.raises(SystemExit) as e:
         script.main([str(tmp_path / "missing.pt"), "--block", "CONTRA", "--probe", "1"])
-    assert "no such file" in capsys.readouterr().err
+    assert e.value.code == 2 and "no such file" in capsys.readouterr().err
+    # a trainer checkpoint is a source too, and two blocks are shifted together
+    cfg = load_config(REPO / "configs" / "ppo_tiny.yaml", ["total_steps=64"])
+    build_trainer(cfg, tmp_path / "tiny").train()
+    two = tmp_path / "two.pt"
+    assert script.main([str(tmp_path / "tiny" / "checkpoint.pt"), "--block", "CONTRA", "--block", "RECONTRA",
+                        "--shift", "3", "--out", str(two)]) == 0
+    capsys.readouterr()
+    before = read_policy_file(tmp_path / "tiny" / "checkpoint.pt")["policy"]["policy_head.bias"]
+    after = read_policy_file(two)["policy"]["policy_head.bias"]
+    ids = block_ids(cfg.preset, ["CONTRA", "RECONTRA"])
+    assert len(ids) == 2 and torch.allclose(after[ids] - before[ids], torch.full((2,), 3.0))

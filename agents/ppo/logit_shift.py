@@ -3,14 +3,14 @@
 PPO can drive a call's probability so low that sampling never tries it again, and then it
 can never learn when the call pays. The bazar policies of stages 4, 10 and 11 never say
 ``contra`` (rules.md 2.2): over their own greedy play the mean probability they give it where it
-is legal lies between 3e-11 and 5e-10 (``scripts/shift_logits.py --probe 300``), so no rollout
-samples it.
+is legal lies between 2.7e-11 and 4.9e-10 (``scripts/shift_logits.py --probe 300``), so no
+rollout samples it.
 
 :func:`shift_logits` adds one constant to the policy head's bias of every action of the named
 blocks (:class:`blot_env.actions.ActionLayout`: ``CONTRA``, ``RECONTRA``, ``BID``, ...). In
-every position that multiplies the odds of each of those actions against every other legal
-action by ``exp(shift)``, keeps their order among themselves, and leaves every other logit
-as it was; the critic is untouched. The result is a start for ``init_policy`` from which
+every position that multiplies the odds of each of those actions against every legal action
+outside the blocks by ``exp(shift)``, leaves their odds among themselves as they were, and
+leaves every other logit as it was; the critic is untouched. The result is a start for ``init_policy`` from which
 training can learn where the call helps (docs/training.md, "Stage 13").
 """
 
@@ -63,12 +63,18 @@ def shift_logits(data: dict[str, Any], blocks: Sequence[str], shift: float) -> d
         A dict in the policy-file format (``blot-ppo-policy/1``); ``meta["logit_shift"]`` records
         the blocks and shift (an earlier shift's record under ``earlier``).
 
+    The one tensor changed is ``policy_head.bias`` (``float32[A]``, A = ``num_actions``; saved
+    as float32 whatever its stored dtype): ``shift`` is added at the blocks' action ids.
+
     Raises:
-        ConfigError: an unknown block (:func:`block_ids`), a shift that is not finite, or
-            weights without a ``policy_head.bias`` of ``num_actions`` entries.
+        ConfigError: an unknown block (:func:`block_ids`), a shift that is not finite, no
+            ``obs_dim`` and ``num_actions`` entries, or weights without a ``policy_head.bias``
+            of ``num_actions`` entries.
     """
     if not np.isfinite(shift):
         raise ConfigError(f"the shift must be a finite number of logit units, got {shift}")
+    if "obs_dim" not in data or "num_actions" not in data:
+        raise ConfigError("no obs_dim and num_actions entries: not a policy or checkpoint file written by blot-train")
     cfg = config_from_saved(data["config"])
     ids = block_ids(cfg.preset, blocks)
     bias = data["policy"].get("policy_head.bias")
@@ -76,6 +82,7 @@ def shift_logits(data: dict[str, Any], blocks: Sequence[str], shift: float) -> d
         raise ConfigError(f"no policy_head.bias of {data['num_actions']} entries in the weights: not an actor "
                           "written by blot-train")
     weights = {k: v.clone() for k, v in data["policy"].items()}
+    weights["policy_head.bias"] = bias.float().clone()
     weights["policy_head.bias"][ids] += float(shift)
     meta = dict(data.get("meta") or {})
     record: dict[str, Any] = {"blocks": list(blocks), "shift": float(shift)}
@@ -91,6 +98,7 @@ def shift_logits_file(src: str | Path, out: str | Path, blocks: Sequence[str], s
     result as a policy file at ``out``; returns the saved dict.
 
     Raises:
+        FileNotFoundError: no file ``src``.
         ConfigError: as :func:`read_policy_file` and :func:`shift_logits`.
         OSError: ``out`` cannot be written.
     """
@@ -106,12 +114,14 @@ def probe_blocks(policy: str | Path, blocks: Sequence[str], deals: int = 300, se
 
     Returns:
         ``{"decisions": positions with a legal action of the blocks, "mean", "max": the policy's
-        probability of the blocks there (summed over their legal actions), "share_above_1pct":
+        probability of the blocks there (in [0, 1], summed over their legal actions), "share_above_1pct":
         the share of those positions where it exceeds 0.01, "greedy_share": the share where the
         greedy action is one of them}``; the float entries are None without such positions.
 
     Raises:
-        ConfigError: an unknown block, or not a PPO file (:func:`agents.ppo.agent.load_ppo_agent`).
+        FileNotFoundError: no such file or shipped name.
+        ConfigError: an unknown block; not a PPO file (:func:`agents.ppo.agent.load_ppo_agent`);
+            an oracle policy (``network.oracle``), which cannot act from a seat's view.
         ValueError: ``deals`` below 1.
     """
     if deals < 1:
