@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
-from conftest import load_script  # noqa: E402
+from conftest import load_script, random_play_positions  # noqa: E402
 
 from agents.ppo.agent import load_policy, read_policy_file  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 from agents.ppo.logit_shift import block_ids, probe_blocks, shift_logits, shift_logits_file  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
-from blot_env.batched.engine import BatchedEngine  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
@@ -26,15 +24,8 @@ SHIPPED = REPO / "agents" / "data" / "ppo_bazar.pt"
 
 def _positions(steps: int = 16, envs: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
     """uint8 observations and bool legal masks of random play on bazar, auction and cards."""
-    eng = BatchedEngine("bazar", num_envs=envs, obs_dtype="uint8", seed=9)
-    out = eng.reset()
-    rng = np.random.default_rng(2)
-    obs, masks = [], []
-    for _ in range(steps):
-        obs.append(np.array(out.obs))
-        masks.append(np.array(out.action_mask, dtype=bool))
-        out = eng.step(np.array([rng.choice(np.flatnonzero(m)) for m in out.action_mask]))
-    return torch.from_numpy(np.concatenate(obs)), torch.from_numpy(np.concatenate(masks))
+    obs, masks, _ = random_play_positions(steps, envs, engine_seed=9, choice_seed=2)
+    return torch.from_numpy(obs), torch.from_numpy(masks)
 
 
 def test_block_ids_are_the_layouts_and_bad_names_are_refused():

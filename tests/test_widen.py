@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip install -e '.[train]'")
 
-from conftest import load_script  # noqa: E402
+from conftest import load_script, random_play_positions  # noqa: E402
 
 from agents.ppo.agent import load_policy, read_policy_file  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
 from agents.ppo.widen import widen_policy, widen_policy_file  # noqa: E402
-from blot_env.batched.engine import BatchedEngine  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -24,15 +22,8 @@ SHIPPED = REPO / "agents" / "data" / "ppo_bazar.pt"
 
 def _positions(steps: int = 24, envs: int = 32):
     """uint8 observations and privileged features of random play on bazar (auction and cards)."""
-    eng = BatchedEngine("bazar", num_envs=envs, obs_dtype="uint8", seed=5)
-    out = eng.reset()
-    rng = np.random.default_rng(1)
-    obs, priv = [], []
-    for _ in range(steps):
-        obs.append(np.array(out.obs))
-        priv.append(np.array(eng.privileged()))
-        out = eng.step(np.array([rng.choice(np.flatnonzero(m)) for m in out.action_mask]))
-    return torch.from_numpy(np.concatenate(obs)), torch.from_numpy(np.concatenate(priv))
+    obs, _, priv = random_play_positions(steps, envs, engine_seed=5, choice_seed=1)
+    return torch.from_numpy(obs), torch.from_numpy(priv)
 
 
 @pytest.mark.parametrize("hidden", [[512, 512], [300, 256, 280]])

@@ -136,11 +136,12 @@ def probe_blocks(policy: str | Path, blocks: Sequence[str], deals: int = 300, se
         state = deal_random(cfg, rng, dealer=i % cfg.num_players)
         while not is_terminal(state):
             legal, p = agent.action_probs(seat_view(state, current_seat(state)))
+            action = int(legal[int(np.argmax(p))])
             inside = [j for j, a in enumerate(legal) if a in ids]
             if inside:
                 probs.append(float(p[inside].sum()))
-                greedy += int(legal[int(np.argmax(p))] in ids)
-            state = apply_action(state, int(legal[int(np.argmax(p))]))
+                greedy += action in ids
+            state = apply_action(state, action)
     arr = np.asarray(probs)
     n = len(arr)
     return {"decisions": n, "mean": float(arr.mean()) if n else None, "max": float(arr.max()) if n else None,
