@@ -19,8 +19,13 @@ The points go to ``<run>/curve.csv`` (columns ``update``, ``global_step``, ``wal
 seconds, and ``eval_<opponent>_mean`` / ``_lo`` / ``_hi``: mean board score per deal and its 95%
 CI, in score-sheet units: table points, raw card points for ``belote``), the columns that
 ``scripts/plot_curves.py`` reads; it reads this file for a run whose ``metrics.csv`` holds no
-evaluation. A rerun keeps the points already in the file for the same opponents and boards and
-evaluates only the missing ones. Exits 2 with the reason on bad input.
+evaluation, and ``weights``: the digest of the network evaluated
+(:func:`agents.board_pool.weights_digest`). A rerun evaluates only the policies whose update has
+no point with the same weights yet, and keeps every other point in the file (those of an earlier
+``--every`` too); a file of other opponents or boards is refused (``--out`` names a new one).
+``wall_time`` is the trainer's clock, which holds no evaluation time for a run that evaluated
+nothing; on a minutes axis a run that evaluated while training is charged for its evaluations,
+so the scores are comparable and the minutes nearly so. Exits 2 with the reason on bad input.
 """
 
 from __future__ import annotations
@@ -62,15 +67,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--boards", type=int, default=None, help="dev boards a point (default: the run's eval.boards)")
     ap.add_argument("--start", type=Path, default=None,
                     help="the policy the run started from, drawn at 0 steps and 0 minutes")
+    ap.add_argument("--out", type=Path, default=None, help=f"the curve file (default: <run>/{CURVE_NAME})")
     args = ap.parse_args(argv)
 
     from dataclasses import replace
 
     from tqdm import tqdm
 
+    from agents.board_pool import weights_digest
     from agents.ppo.agent import load_ppo_agent, read_policy_file
     from agents.ppo.build import make_evaluator
     from agents.ppo.config import config_from_saved
+    from agents.registry import UnknownAgentError, make_agent
     from blot_env.errors import ConfigError
 
     if not args.run.is_dir():
@@ -81,47 +89,60 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--boards must be >= 1")
     if args.start is not None and not args.start.is_file():
         ap.error(f"--start: {args.start} is not a file")
+    if not points(args.run, 1):
+        ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
     try:
-        files = points(args.run, args.every or 1)
-        if not files:
-            ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
-        cfg = config_from_saved(read_policy_file(files[-1])["config"])
+        cfg = config_from_saved(read_policy_file(points(args.run, 1)[-1])["config"])
+        if cfg.network.oracle:
+            ap.error(f"{args.run} trains an oracle (network.oracle): it reads every seat's hidden cards, so it "
+                     "cannot play the dev boards from a seat's view (plot_curves.py --training draws its "
+                     "training scores)")
         every = args.every or cfg.eval.every or 400
-        files = points(args.run, every)
         ev_cfg = replace(cfg.eval, opponents=tuple(args.vs or cfg.eval.opponents),
                          boards=args.boards or cfg.eval.boards)
+        for name in ev_cfg.opponents:
+            make_agent(name, cfg.preset)
         evaluator = make_evaluator(ev_cfg, cfg.preset)
+        files = points(args.run, every)
         metas = [(f, read_policy_file(f).get("meta") or {}) for f in files]
-        start_preset = read_policy_file(args.start)["config"]["preset"] if args.start else cfg.preset
-    except ConfigError as e:
+        if args.start:
+            start_cfg = config_from_saved(read_policy_file(args.start)["config"])
+            if start_cfg.preset != cfg.preset:
+                ap.error(f"--start: {args.start} is a {start_cfg.preset!r} policy; the run trains {cfg.preset!r}")
+            if start_cfg.network.oracle:
+                ap.error(f"--start: {args.start} is an oracle (network.oracle); it cannot play from a seat's view")
+    except (ConfigError, UnknownAgentError) as e:
         ap.error(str(e))
-    if cfg.network.oracle:
-        ap.error(f"{args.run} trains an oracle (network.oracle): it reads every seat's hidden cards, so it "
-                 "cannot play the dev boards from a seat's view; its metrics.csv has its training scores")
-    if start_preset != cfg.preset:
-        ap.error(f"--start: {args.start} is a {start_preset!r} policy; the run trains {cfg.preset!r}")
     missing = [str(f) for f, m in metas if not {"update", "global_step", "wall_time"} <= set(m)]
     if missing:
         ap.error(f"{', '.join(missing)}: no update, global_step and wall_time in the file's meta "
                  "(written by blot-train)")
     todo = ([(args.start, {"update": 0, "global_step": 0, "wall_time": 0.0})] if args.start else []) + metas
+    todo = list({int(m["update"]): (f, m) for f, m in reversed(todo)}.values())[::-1]  # policy.pt = last kept
 
     cols = [c for o in ev_cfg.opponents for c in (f"eval_{o}_mean", f"eval_{o}_lo", f"eval_{o}_hi")]
-    header = ["update", "global_step", "wall_time", "boards", *cols]
-    out = args.run / CURVE_NAME
-    old = read_curve(out)
-    keep = {}
-    if old and list(old[0]) == header:
-        keep = {int(r["update"]): r for r in old if int(r["boards"]) == ev_cfg.boards}
-    todo = [(f, m) for f, m in todo if int(m["update"]) not in keep]
-    done = dict(keep)
+    header = ["update", "global_step", "wall_time", "boards", "weights", *cols]
+    out = args.out or args.run / CURVE_NAME
+    try:
+        old = read_curve(out)
+        if old and (list(old[0]) != header or any(int(r["boards"]) != ev_cfg.boards for r in old)):
+            ap.error(f"{out} holds points of other settings (columns {', '.join(old[0])}; boards "
+                     f"{sorted({r['boards'] for r in old})}); give --out for a new file, or remove it")
+        done = {int(r["update"]): r for r in old}
+    except (ValueError, KeyError, csv.Error) as e:
+        ap.error(f"{out}: not a curve file of this script ({e})")
     bar = tqdm(todo, desc=f"curve of {args.run}", unit="policy")
     for f, meta in bar:
         u = int(meta["update"])
-        if u in done:  # policy.pt of the last update, already drawn from its policy_<update>.pt
+        try:
+            agent = load_ppo_agent(f, cfg.preset)
+        except ConfigError as e:
+            ap.error(str(e))
+        digest = weights_digest(agent)
+        if u in done and done[u]["weights"] == digest:
             continue
         row = {"update": u, "global_step": int(meta["global_step"]), "wall_time": float(meta["wall_time"]),
-               "boards": ev_cfg.boards, **evaluator(load_ppo_agent(f, cfg.preset))}
+               "boards": ev_cfg.boards, "weights": digest, **evaluator(agent)}
         done[u] = row
         bar.write(f"update {u:>6}  " + "  ".join(
             f"{o} {row[f'eval_{o}_mean']:+.2f} [{row[f'eval_{o}_lo']:+.2f}, {row[f'eval_{o}_hi']:+.2f}]"
@@ -130,8 +151,7 @@ def main(argv: list[str] | None = None) -> int:
             w = csv.DictWriter(fh, fieldnames=header)
             w.writeheader()
             w.writerows(done[k] for k in sorted(done))
-    rows = list(done.values())
-    print(f"wrote {out} ({len(rows)} points)", file=sys.stderr)
+    print(f"{out}: {len(done)} points", file=sys.stderr)
     return 0
 
 

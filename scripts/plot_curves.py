@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import sys
 from pathlib import Path
 
@@ -40,8 +41,9 @@ def load(run: Path, opponent: str) -> list[dict[str, float]]:
         if not path.exists():
             continue
         with open(path, newline="", encoding="utf-8") as f:
-            table = list(csv.DictReader(f))
-        header = table[0] if table else {}
+            reader = csv.DictReader(f)
+            table = list(reader)
+            header = reader.fieldnames or []
         if key in header:
             if any(r.get(key) for r in table):
                 found = table
@@ -61,7 +63,8 @@ def load(run: Path, opponent: str) -> list[dict[str, float]]:
 
 
 def load_training(run: Path, member: str, window: float) -> list[dict[str, float]]:
-    """The learner's mean score per deal in its training deals against pool member ``member``
+    """The learner's mean score per deal (its side's table points, raw card points for belote, as
+    logged: sampled actions) in its training deals against pool member ``member``
     (the ``<member>_tp`` and ``<member>_deals`` columns of ``metrics.csv``: ``vs_rules``,
     ``mixed_rules``, ``vs_snapshots``, ...), weighted by deals over windows of ``window`` learner
     steps; one point (step, minutes at the window's last update, mean, deals) per window. A
@@ -72,10 +75,12 @@ def load_training(run: Path, member: str, window: float) -> list[dict[str, float
     """
     path = run if run.is_file() else run / "metrics.csv"
     with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        rows = list(reader)
+        header = reader.fieldnames or []
     tp, deals = f"{member}_tp", f"{member}_deals"
-    if not rows or tp not in rows[0] or deals not in rows[0]:
-        have = sorted(k[:-3] for k in (rows[0] if rows else {}) if k.endswith("_tp"))
+    if tp not in header or deals not in header:
+        have = sorted(k[:-3] for k in header if k.endswith("_tp"))
         raise KeyError(f"{run}: no training scores against {member!r} (it has: {', '.join(have) or 'none'})")
     out: list[dict[str, float]] = []
     num = tot = 0.0
@@ -97,7 +102,8 @@ def load_training(run: Path, member: str, window: float) -> list[dict[str, float
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("runs", nargs="+", type=Path, help="blot-train output directories")
+    ap.add_argument("runs", nargs="+", type=Path,
+                    help="blot-train output directories, or CSV files of the same columns (a curve.csv)")
     ap.add_argument("--labels", default="", help="comma-separated legend labels (default: the directory names)")
     ap.add_argument("--opponent", default="rules", help="the evaluation opponent to draw")
     ap.add_argument("--x", choices=["steps", "minutes"], default="steps")
@@ -106,19 +112,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--title", default="")
     ap.add_argument("--table", action="store_true", help="print the points as a Markdown table")
     ap.add_argument("--training", metavar="MEMBER", default=None,
-                    help="draw the training deals' score against a pool member instead (a metrics.csv column "
-                         "without _tp: vs_rules, mixed_rules, ...), no CI")
-    ap.add_argument("--window", type=float, default=4e6, help="learner steps a --training point averages over")
+                    help="draw the training deals' score against a pool member instead of --opponent (a "
+                         "metrics.csv column without _tp: vs_rules, mixed_rules, ...), no CI")
+    ap.add_argument("--window", type=float, default=None,
+                    help="learner steps a --training point averages over (default 4000000)")
     args = ap.parse_args(argv)
-    if args.window <= 0:
-        ap.error("--window must be > 0")
+    if args.window is not None and not args.training:
+        ap.error("--window needs --training")
+    window = 4e6 if args.window is None else args.window
+    if not math.isfinite(window) or window <= 0:
+        ap.error(f"--window must be a finite number > 0, got {window}")
     labels = [s.strip() for s in args.labels.split(",")] if args.labels else [r.name for r in args.runs]
     if len(labels) != len(args.runs):
         ap.error(f"--labels gives {len(labels)} labels for {len(args.runs)} runs")
     try:
-        curves = [load_training(r, args.training, args.window) if args.training else load(r, args.opponent)
-                  for r in args.runs]
-    except (OSError, KeyError) as e:
+        curves = []
+        for r in args.runs:
+            try:
+                curves.append(load_training(r, args.training, window) if args.training else load(r, args.opponent))
+            except (ValueError, csv.Error) as e:  # a bad number, a file that is not CSV text
+                raise ValueError(f"{r}: not a metrics or curve CSV file ({e})") from None
+    except (OSError, KeyError, ValueError) as e:
         ap.error(str(e))
     if args.max_steps is not None:
         curves = [[p for p in c if p["step"] <= args.max_steps] for c in curves]
@@ -152,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         ax.axhline(0, color="black", linewidth=0.8)
         ax.set_xlabel("learner steps (millions)" if args.x == "steps" else "wall time (minutes)")
         ax.set_ylabel("mean per deal, training deals" if args.training else f"mean per deal vs {args.opponent}")
-        ax.set_title(args.title or (f"training deals, {args.training}, per {args.window / 1e6:g}M learner steps"
+        ax.set_title(args.title or (f"training deals, {args.training}, per {window / 1e6:g}M learner steps"
                                     if args.training else
                                     f"duplicate boards of the dev suite against {args.opponent} (95% CI)"),
                      fontsize=10)
