@@ -89,10 +89,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--boards must be >= 1")
     if args.start is not None and not args.start.is_file():
         ap.error(f"--start: {args.start} is not a file")
-    if not points(args.run, 1):
+    every_file = points(args.run, 1)
+    if not every_file:
         ap.error(f"{args.run} holds no policy_<update>.pt or policy.pt")
     try:
-        cfg = config_from_saved(read_policy_file(points(args.run, 1)[-1])["config"])
+        cfg = config_from_saved(read_policy_file(every_file[-1])["config"])
         if cfg.network.oracle:
             ap.error(f"{args.run} trains an oracle (network.oracle): it reads every seat's hidden cards, so it "
                      "cannot play the dev boards from a seat's view (plot_curves.py --training draws its "
@@ -117,8 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         ap.error(f"{', '.join(missing)}: no update, global_step and wall_time in the file's meta "
                  "(written by blot-train)")
+    # policy.pt repeats the last kept update's weights: the digest check below skips it
     todo = ([(args.start, {"update": 0, "global_step": 0, "wall_time": 0.0})] if args.start else []) + metas
-    todo = list({int(m["update"]): (f, m) for f, m in reversed(todo)}.values())[::-1]  # policy.pt = last kept
 
     cols = [c for o in ev_cfg.opponents for c in (f"eval_{o}_mean", f"eval_{o}_lo", f"eval_{o}_hi")]
     header = ["update", "global_step", "wall_time", "boards", "weights", *cols]
