@@ -11,7 +11,7 @@ Adapters:
   the form the env's single-agent wrapper accepts for the other seats.
 * :class:`CallableAgent` wraps any ``(view, rng) -> int`` function as an agent.
 * :class:`PhaseSplitAgent` lets one agent bid and another play the cards, to tell which part
-  of a game an agent wins or loses (``scripts/phase_swap.py``).
+  of a game an agent wins or loses (``blot-eval --agent BIDDER+PLAYER``).
 """
 
 from __future__ import annotations

@@ -34,12 +34,12 @@ def blot_train() -> int:
 
 
 def blot_eval() -> int:
-    """``blot-eval`` (``agents.arena_cli:main``): base dependencies only; ``--plot`` needs matplotlib
+    """``blot-eval`` (``agents.eval.cli:main``): base dependencies only; ``--plot`` needs matplotlib
     (train extra) and the PPO agents torch (the registry names the extra when one is asked for)."""
     plot = any(a == "--plot" or a.startswith("--plot=") for a in sys.argv[1:])
     if plot and _missing("plot", "blot-eval --plot", "blot-eval"):
         return 1
-    from agents.arena_cli import main
+    from agents.eval.cli import main
 
     return int(main() or 0)
 

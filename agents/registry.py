@@ -31,9 +31,9 @@ from blot_env.errors import ConfigError
 from blot_env.rules_config import RulesConfig, make_rules
 
 from .base import Agent, PhaseSplitAgent
-from .medium_agent import MediumAgent
-from .random_agent import RandomAgent
-from .rules_agent import RulesAgent
+from .baselines.medium_agent import MediumAgent
+from .baselines.random_agent import RandomAgent
+from .baselines.rules_agent import RulesAgent
 
 #: the rule agents: name -> factory
 BUILTIN: dict[str, Callable[[], Agent]] = {

@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from agents.rules_agent import RulesAgent
+from agents.baselines.rules_agent import RulesAgent
 from agents.search import solver
 from blot_env.engine import apply_action, current_seat, deal_random
 from blot_env.rules_config import make_rules

@@ -1,7 +1,7 @@
 """Cloning data: one agent plays every seat of N seeded deals; its decisions, in parallel, resumable.
 
 The deals are cut into chunks of ``--chunk-deals``; each chunk runs as one task on the pool of
-:mod:`agents.board_pool` (this machine's processes with ``--workers``, or a Ray cluster with
+:mod:`agents.eval.board_pool` (this machine's processes with ``--workers``, or a Ray cluster with
 ``--address``) and is appended to ``--out`` as soon as it finishes, so a run stopped by
 ``--deadline``, Ctrl-C or a kill keeps every finished chunk, and a rerun with the same file
 plays only the chunks it lacks. The file feeds ``pretrain.data`` of a training config
@@ -36,8 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena_cli import add_dataset_options, positive_int
-from agents.board_pool import build_dataset
+from agents.eval.board_pool import build_dataset
+from agents.eval.cli import add_dataset_options, positive_int
 from agents.ppo.clone_data import (
     HEADER_KEYS,
     CloneDataError,
@@ -199,11 +199,11 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     cfg = make_rules(args.preset)
     agent = make_agent(args.agent, cfg)  # an unknown name fails here, before any worker starts
     if args.rollout_values:
-        from agents.ppo.pretrain import check_rollout_agent
+        from agents.ppo.demos import check_rollout_agent
 
         check_rollout_agent(agent, args.agent)
     job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values, args.rollout_values,
-                   args.rollout_worlds or 0)
+                   args.rollout_worlds or 0, factory=make_agent)
     f, done = open_clone_data(args.out, job)
     chunks = -(-args.deals // args.chunk_deals)
     todo = [i for i in range(chunks) if i not in done]

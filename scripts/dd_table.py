@@ -6,7 +6,7 @@ combinations that count), from which ``agents.search.dd_table.dd_score(row, cont
 the double-dummy deal score of any contract without solving again. Deal ``i`` of a table
 seeded ``S`` is dealt from ``numpy.random.default_rng([S, i])``.
 
-The deals run one per task on the pool of :mod:`agents.board_pool` (this machine's processes
+The deals run one per task on the pool of :mod:`agents.eval.board_pool` (this machine's processes
 with ``--workers``, or a Ray cluster with ``--address``), and each finished row is appended
 to ``--out`` at once, so a run stopped by ``--deadline``, Ctrl-C or a kill keeps every row
 that finished (only the deals in flight are lost), and a rerun with the same file builds
@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.arena_cli import add_dataset_options, positive_int
-from agents.board_pool import build_dataset
+from agents.eval.board_pool import build_dataset
+from agents.eval.cli import add_dataset_options, positive_int
 from agents.search.dd_table import (
     DDTableError,
     TableJob,

@@ -1,7 +1,7 @@
 """Long duplicate evaluations that survive being cut short: every finished board is saved.
 
 ``blot-eval`` keeps its boards in memory until the end. For runs of hours (the search
-agents) this script plays one board per task on a pool (:mod:`agents.board_pool`: this
+agents) this script plays one board per task on a pool (:mod:`agents.eval.board_pool`: this
 machine's processes, or a Ray cluster with ``--address``) and appends each finished board to
 a pickle file as it arrives, so a run stopped by ``--deadline``, a time limit or a crash
 keeps what it played, and a later run with the same ``--save`` file skips those boards.
@@ -18,7 +18,7 @@ left in flight at a deadline are dropped, so that no board is left out for takin
     python scripts/eval_long.py --agent ppo --vs rules-medium --mixed --split dev --boards 2000 --save runs/m.pkl
 
 ``--mixed`` plays the mixed-partnership mode of ``blot-eval --mixed`` (docs/evaluation.md,
-:func:`agents.arena.seatings`): at each table the candidate holds one seat among three copies
+:func:`agents.eval.arena.seatings`): at each table the candidate holds one seat among three copies
 of the opponent, its partner one of them, on one side at table 1 and on the other at table 2.
 A mixed run is a run of its own in the save file (the summary marks it), and ``--paired``
 compares only runs of the same mode.
@@ -31,18 +31,18 @@ It also splits the difference by the two candidates' auctions (``by_auction``): 
 where both ended in the same contracts (the card play decides), and those where the first
 candidate's side declares at more, fewer or as many tables as the second's.
 
-Metrics (docs/evaluation.md) come from :func:`agents.arena.summarize`: mean board score per
+Metrics (docs/evaluation.md) come from :func:`agents.eval.arena.summarize`: mean board score per
 deal in score-sheet units with its 95% CI, board win rate, match win rate, diagnostics, the
 breakdown by contract agreement between the two tables (``by_contract``); and seconds per
 decision for each agent and the CPU seconds of the boards.
 
 A board passed out at a table scores 0 there and is never re-dealt. The save file's records
-(:mod:`agents.board_pool`) carry a ``format`` field; a file written before this rule (format
+(:mod:`agents.eval.board_pool`) carry a ``format`` field; a file written before this rule (format
 1, boards re-dealt) is refused with a message, never mixed with new boards. Runs are told
 apart by (agent, vs, preset, split, seed, mixed); the summary lists the commits it used, since an
 agent's name does not change with its code. A name such as ``ppo`` loads whatever policy is
 shipped at the time, so every record also carries a digest of the networks' weights
-(:func:`agents.board_pool.weights_digest`): a resumed run whose weights differ from those of
+(:func:`agents.eval.board_pool.weights_digest`): a resumed run whose weights differ from those of
 the boards already saved under its name is refused (save to a new file), and the summary
 lists the digests it used.
 """
@@ -59,9 +59,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np
 
-from agents.arena import BoardResult, Timing, contract_key, load_suite, summarize
-from agents.arena_cli import format_breakdown, positive_int
-from agents.board_pool import (
+from agents.eval.arena import BoardResult, Timing, contract_key, load_suite, summarize
+from agents.eval.board_pool import (
     BoardJob,
     SaveFormatError,
     agent_digests,
@@ -75,8 +74,9 @@ from agents.board_pool import (
     run_tasks,
     warm_up,
 )
-from agents.registry import UnknownAgentError
-from agents.stats import mean_ci
+from agents.eval.cli import format_breakdown, positive_int
+from agents.eval.stats import mean_ci
+from agents.registry import UnknownAgentError, make_agent
 from blot_env.errors import ConfigError
 from blot_env.rules_config import make_rules
 
@@ -122,7 +122,7 @@ def paired(records_a: list[dict], records_b: list[dict], names: tuple[str, str] 
 
     ``records_a`` and ``records_b`` are the records of one run each (:func:`load_records` of
     one file). Returns ``boards`` (the boards 0 .. n-1 both finished), ``a`` and ``b`` (each
-    run's :func:`agents.arena.summarize` metrics over those boards), and ``difference``: the
+    run's :func:`agents.eval.arena.summarize` metrics over those boards), and ``difference``: the
     mean of (a's score - b's score) per deal in score-sheet units, its paired 95% CI
     (``ci95``), and the share of boards where a scored more (``a_better``) or less
     (``b_better``); and ``by_auction``, that difference split by the two runs' auctions
@@ -182,7 +182,7 @@ def auction_breakdown(a: list[BoardResult], b: list[BoardResult]) -> dict:
     against one opponent. Groups:
 
     * ``same_contracts``: at each table the two runs ended in the same contract
-      (:func:`agents.arena.contract_key`: declaring side, strain, level, kind, contra level),
+      (:func:`agents.eval.arena.contract_key`: declaring side, strain, level, kind, contra level),
       or both passed out; the card play, the declarations and the opponent's draws make the
       difference;
     * ``a_declares_more`` / ``a_declares_fewer``: otherwise, a's side holds the contract at
@@ -331,7 +331,7 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     me = (args.agent, args.vs, cfg.preset, args.split, args.seed, args.mixed)
     mine = [r for r in old if record_key(r) == me]
     try:
-        unchecked = check_weights(mine, agent_digests((args.agent, args.vs), cfg), *me[2:5], save)
+        unchecked = check_weights(mine, agent_digests((args.agent, args.vs), cfg, make_agent), *me[2:5], save)
     except BaseException:
         f.close()
         raise
@@ -340,7 +340,7 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
               flush=True)
     done = {r["index"] for r in mine}
     todo = [(args.agent, args.vs, i) for i in range(args.boards) if i not in done]
-    job = BoardJob(cfg, deals, args.split, args.seed, commit(), mixed=args.mixed)
+    job = BoardJob(cfg, deals, args.split, args.seed, commit(), mixed=args.mixed, factory=make_agent)
     t0 = time.perf_counter()
     if args.address is None and warm_up(cfg, (args.agent, args.vs)):
         print(f"[eval_long] kernels ready in {time.perf_counter() - t0:.0f} s", flush=True)

@@ -6,7 +6,7 @@
    learner steps or ``--train-minutes`` of wall time, whichever comes first.
 2. Evaluates it against ``random`` (L0), ``rules`` (L1) and ``rules-medium`` (L2), and the
    shipped ``ppo`` policy against ``rules-medium``, on duplicate boards of the frozen test
-   suite (agents.arena, docs/evaluation.md), and prints the table with its legend.
+   suite (agents.eval.arena, docs/evaluation.md), and prints the table with its legend.
 3. Writes the learning curve (``learning_curve.png``), ``report.json`` and ``report.md``.
 
 Usage::
@@ -129,12 +129,13 @@ def _plan(policy: Path, shipped: bool) -> list[tuple[str, list[str]]]:
 
 
 def evaluate(policy: Path, args: argparse.Namespace, preset: str = "bazar") -> list[dict]:
-    from agents.arena import run
+    from agents.eval.arena import run
+    from agents.registry import make_agent
 
     rows = []
     for cand, opps in _plan(policy, not args.no_shipped):
         report = run(cand, opps, preset=preset, boards=args.boards, split=args.split,
-                     workers=args.workers, progress=True)
+                     workers=args.workers, progress=True, factory=make_agent)
         for r in report["rows"]:
             r["agent"] = "ppo (this run)" if cand == str(policy) else "ppo (shipped)"
             rows.append(r)
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     plot_curve(policy.parent / "metrics.csv", args.out / "learning_curve.png", score_unit(info["preset"]))
     say(f"evaluating on {args.boards} duplicate boards of the {args.split} suite (rules-medium takes longest)")
     rows = evaluate(policy, args, info["preset"])
-    from agents.arena_cli import format_table
+    from agents.eval.cli import format_table
 
     print(format_table({"preset": info["preset"], "split": args.split, "mixed": False, "rows": rows}))
     text = legend(info["preset"])

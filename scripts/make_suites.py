@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.arena import SPLITS, SUITE_DIR, suite_path
+from agents.eval.arena import SPLITS, SUITE_DIR, suite_path
 from blot_env.engine import deal_random
 from blot_env.record import deal_fields
 from blot_env.rules_config import PRESETS, make_rules

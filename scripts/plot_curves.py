@@ -8,10 +8,9 @@
 Each run directory holds the ``metrics.csv`` that blot-train writes; its ``eval_<opponent>_mean``
 / ``_lo`` / ``_hi`` columns (mean board score per deal on the run's dev boards, 95% CI, in
 score-sheet units) are drawn against learner steps (``--x steps``) or wall time (``--x
-minutes``, the trainer's own clock: cloning and evaluations included). A run trained with
-``eval.every: 0`` has its points in ``curve.csv`` instead, made afterwards from its kept policies
-by ``scripts/curve_from_snapshots.py``. ``--table`` prints the points as a Markdown table instead
-of (or besides) drawing them.
+minutes``, the trainer's own clock: cloning and evaluations included); a CSV file of the same
+columns may be named instead of a run directory. ``--table`` prints the points as a Markdown
+table instead of (or besides) drawing them.
 """
 
 from __future__ import annotations
@@ -25,8 +24,8 @@ from pathlib import Path
 
 def load(run: Path, opponent: str) -> list[dict[str, float]]:
     """The evaluation rows for ``opponent`` (step, minutes, mean, lo, hi) of a run directory's
-    ``metrics.csv``, or of its ``curve.csv`` (``scripts/curve_from_snapshots.py``) when
-    ``metrics.csv`` holds no evaluation against ``opponent``; ``run`` may also be such a CSV file.
+    ``metrics.csv`` (or of its ``curve.csv``, a file of the same columns, when ``metrics.csv`` holds
+    no evaluation against ``opponent``); ``run`` may also be such a CSV file.
 
     Raises:
         FileNotFoundError: no metrics.csv; KeyError: the run never evaluated against ``opponent``.
@@ -103,7 +102,7 @@ def load_training(run: Path, member: str, window: float) -> list[dict[str, float
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", type=Path,
-                    help="blot-train output directories, or CSV files of the same columns (a curve.csv)")
+                    help="blot-train output directories, or CSV files of the same columns")
     ap.add_argument("--labels", default="", help="comma-separated legend labels (default: the directory names)")
     ap.add_argument("--opponent", default="rules", help="the evaluation opponent to draw")
     ap.add_argument("--x", choices=["steps", "minutes"], default="steps")

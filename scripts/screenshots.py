@@ -29,9 +29,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 def terminal_png(out: Path, tmp: Path) -> None:
     from rich.console import Console
 
+    from agents.baselines.rules_agent import RulesAgent
     from agents.play.game import Game, agents_for
     from agents.play.terminal import choices_text, table_panel
-    from agents.rules_agent import RulesAgent
     from blot_env.rules_config import make_rules
     from blot_env.view import seat_view
 

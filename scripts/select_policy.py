@@ -67,8 +67,9 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--boards and --workers must be >= 1 and --last >= 0")
     if not args.run.is_dir():
         ap.error(f"{args.run} is not a directory")
-    from agents.arena import run
+    from agents.eval.arena import run
     from agents.ppo.agent import read_policy_file, resolve_policy_path, shipped_path
+    from agents.registry import make_agent
     from blot_env.errors import ConfigError
     from blot_env.rules_config import make_rules
     from blot_env.scoring import score_unit
@@ -98,7 +99,7 @@ def main(argv: list[str] | None = None) -> int:
         row: dict = {"policy": _shown(f)}
         for mixed in (False, True) if args.mixed else (False,):
             rep = run(str(f), [args.vs], preset=preset, boards=args.boards, split="dev", workers=args.workers,
-                      mixed=mixed, progress=False)["rows"][0]
+                      mixed=mixed, progress=False, factory=make_agent)["rows"][0]
             key = "mixed_" if mixed else ""
             row.update({f"{key}mean": rep["mean_board_score"], f"{key}ci95": rep["ci95"],
                         f"{key}board_win_rate": rep["board_win_rate"],

@@ -32,24 +32,6 @@ def load_script(name: str):
     return mod
 
 
-def random_play_positions(steps: int, envs: int, engine_seed: int, choice_seed: int
-                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(obs uint8[steps*envs, D], masks bool[steps*envs, A], privileged uint8[steps*envs, P])``
-    of uniformly random legal play on ``envs`` batched bazar deals (auction and cards)."""
-    from blot_env.batched.engine import BatchedEngine
-
-    eng = BatchedEngine("bazar", num_envs=envs, obs_dtype="uint8", seed=engine_seed)
-    out = eng.reset()
-    rng = np.random.default_rng(choice_seed)
-    obs, masks, priv = [], [], []
-    for _ in range(steps):
-        obs.append(np.array(out.obs))
-        masks.append(np.array(out.action_mask, dtype=bool))
-        priv.append(np.array(eng.privileged()))
-        out = eng.step(np.array([rng.choice(np.flatnonzero(m)) for m in out.action_mask]))
-    return np.concatenate(obs), np.concatenate(masks), np.concatenate(priv)
-
-
 def play_legal_deal(agent, preset: str = "bazar", seed: int = 0) -> State:
     """One random deal of ``preset`` with ``agent`` in every seat, asserting that each of its
     actions is legal; returns the final state."""

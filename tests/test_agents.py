@@ -12,10 +12,10 @@ from conftest import act, build, deal
 
 from agents import as_policy, make_agent
 from agents.base import Agent, CallableAgent, check_action
-from agents.medium_agent import MediumAgent, deal_unseen, knowledge, may_beat, medium_card, playout
-from agents.random_agent import RandomAgent
+from agents.baselines.medium_agent import MediumAgent, deal_unseen, knowledge, may_beat, medium_card, playout
+from agents.baselines.random_agent import RandomAgent
+from agents.baselines.rules_agent import RulesAgent, greedy_card, no_losers, own_value, team_estimate
 from agents.registry import UnknownAgentError, known_agents
-from agents.rules_agent import RulesAgent, greedy_card, no_losers, own_value, team_estimate
 from blot_env.actions import layout_for
 from blot_env.cards import NT, cards_of, mask_of, parse_card, parse_cards
 from blot_env.engine import apply_action, current_seat, deal_random, is_terminal, new_deal

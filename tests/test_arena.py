@@ -1,4 +1,4 @@
-"""Duplicate evaluation (agents/arena.py, docs/evaluation.md) and the blot-eval CLI."""
+"""Duplicate evaluation (agents/eval/arena.py, docs/evaluation.md) and the blot-eval CLI."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import time
 import numpy as np
 import pytest
 
-from agents.arena import (
+from agents.base import BaseAgent
+from agents.baselines.medium_agent import MediumAgent
+from agents.baselines.random_agent import RandomAgent
+from agents.baselines.rules_agent import RulesAgent
+from agents.eval.arena import (
     CONTRACT_GROUPS,
     SPLITS,
     BoardResult,
@@ -24,13 +28,10 @@ from agents.arena import (
     seatings,
     summarize,
 )
-from agents.arena_cli import format_breakdown, format_table, plot_figure
-from agents.arena_cli import main as cli_main
-from agents.base import BaseAgent
-from agents.medium_agent import MediumAgent
-from agents.random_agent import RandomAgent
-from agents.rules_agent import RulesAgent
-from agents.stats import mean_ci
+from agents.eval.cli import format_breakdown, format_table, plot_figure
+from agents.eval.cli import main as cli_main
+from agents.eval.stats import mean_ci
+from agents.registry import make_agent
 from blot_env.actions import layout_for
 from blot_env.rules_config import PRESETS, make_rules
 from blot_env.scoring import DealResult, passed_out_result
@@ -90,10 +91,10 @@ def test_stochastic_agents_against_themselves_also_score_zero():
 def test_evaluation_is_reproducible_and_worker_independent():
     cfg = make_rules("bazar")
     deals = load_suite("bazar", "dev")[:8]
-    a = evaluate("rules", "random", cfg, deals, seed=1)
-    b = evaluate("rules", "random", cfg, deals, seed=1, workers=2, chunk=3)
+    a = evaluate("rules", "random", cfg, deals, seed=1, factory=make_agent)
+    b = evaluate("rules", "random", cfg, deals, seed=1, workers=2, chunk=3, factory=make_agent)
     assert [x.delta for x in a.boards] == [x.delta for x in b.boards]
-    c = evaluate("rules", "random", cfg, deals, seed=2)
+    c = evaluate("rules", "random", cfg, deals, seed=2, factory=make_agent)
     assert [x.delta for x in a.boards] != [x.delta for x in c.boards]
 
 
@@ -186,8 +187,8 @@ def test_never_bidding_scores_below_rules_against_every_baseline(baseline, board
     boards: -6.09 against -1.59 per deal, paired difference -4.50 [-7.53, -1.47])."""
     cfg = make_rules("bazar")
     deals = load_suite("bazar", "dev")[:boards]
-    never = evaluate(NeverBid(), baseline, cfg, deals)
-    rules = evaluate("rules", baseline, cfg, deals)
+    never = evaluate(NeverBid(), baseline, cfg, deals, factory=make_agent)
+    rules = evaluate("rules", baseline, cfg, deals, factory=make_agent)
     assert never.metrics["mean_board_score"] < rules.metrics["mean_board_score"]
     assert never.metrics["diagnostics"]["candidate"]["contracts"] == 0
     if paired:
@@ -213,7 +214,7 @@ class PidRules(RulesAgent):
 
 
 def test_two_workers_on_twenty_boards_use_both():
-    ev = evaluate(PidRules(), "random", "bazar", load_suite("bazar", "dev")[:20], workers=2)
+    ev = evaluate(PidRules(), "random", "bazar", load_suite("bazar", "dev")[:20], workers=2, factory=make_agent)
     pids = {k for k in ev.timing.seconds if k.startswith("rules@")}
     assert len(pids) == 2 and f"rules@{os.getpid()}" not in pids
     assert len(ev.boards) == 20 and [b.index for b in ev.boards] == list(range(20))
@@ -300,7 +301,7 @@ def test_contract_breakdown_groups_boards_and_adds_up_to_the_mean():
 
 
 def test_rules_beats_random_clearly():
-    ev = evaluate("rules", "random", "bazar", load_suite("bazar", "dev")[:60])
+    ev = evaluate("rules", "random", "bazar", load_suite("bazar", "dev")[:60], factory=make_agent)
     m = ev.metrics
     assert m["ci95"][0] > 0 and m["board_win_rate"] > 0.6
 
@@ -347,7 +348,7 @@ def test_cli_errors_are_clear_in_a_subprocess(args, needle):
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    p = subprocess.run([sys.executable, "-m", "agents.arena_cli", *args, "--boards", "2", "--split", "dev",
+    p = subprocess.run([sys.executable, "-m", "agents.eval.cli", *args, "--boards", "2", "--split", "dev",
                         "--no-progress"], cwd=root, capture_output=True, text=True, timeout=120)
     assert p.returncode != 0
     assert "Traceback" not in p.stderr and needle in p.stderr, p.stderr
@@ -371,7 +372,7 @@ def test_cli_rejects_a_time_budget_that_is_not_positive(capsys, name):
 def test_diagnostics_show_a_mean_level_only_where_contracts_have_levels():
     rows = {}
     for preset in ("bazar", "duel"):
-        ev = evaluate("rules", "random", preset, load_suite(preset, "dev")[:6])
+        ev = evaluate("rules", "random", preset, load_suite(preset, "dev")[:6], factory=make_agent)
         rows[preset] = format_table({"preset": preset, "split": "dev", "mixed": False,
                                      "rows": [{"agent": "rules", "opponent": "random", "boards": 6, **ev.metrics}]})
         assert "passed out:" in rows[preset]
@@ -422,8 +423,18 @@ def test_in_process_boards_run_torch_on_one_thread_and_restore_the_setting():
     before = torch.get_num_threads()
     torch.set_num_threads(2)
     try:
-        evaluate(Probe(), "random", "bazar", load_suite("bazar", "dev")[:1], workers=1)
+        evaluate(Probe(), "random", "bazar", load_suite("bazar", "dev")[:1], workers=1, factory=make_agent)
         assert seen and set(seen) == {1}
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_name_needs_the_factory_of_the_command_line_edge():
+    """The arena imports no registry: an agent given by name is built by the caller's factory."""
+    deals = load_suite("bazar", "dev")[:1]
+    with pytest.raises(TypeError, match=r"agent 'random' is a name: pass factory=agents.registry.make_agent"):
+        evaluate(RulesAgent(), "random", "bazar", deals)
+    built = []
+    ev = evaluate(RulesAgent(), "random", "bazar", deals, factory=lambda n, c: built.append(n) or RandomAgent())
+    assert built and set(built) == {"random"} and ev.boards[0].index == 0

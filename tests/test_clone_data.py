@@ -26,9 +26,10 @@ from agents.ppo.clone_data import (  # noqa: E402
 )
 from agents.ppo.config import load_config  # noqa: E402
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
-from agents.ppo.rollout import OpponentPool, RolloutCollector, make_encoder  # noqa: E402
+from agents.ppo.rollout import OpponentPool, RolloutCollector  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -54,7 +55,7 @@ def rules_file(tmp_path_factory) -> Path:
 def test_the_file_holds_every_chunk_with_legal_decisions(rules_file):
     recs, end = read_clone_data(rules_file)
     assert sorted(r["chunk"] for r in recs) == [0, 1, 2, 3] and end == rules_file.stat().st_size
-    enc = make_encoder(make_rules("bazar"), "observation")
+    enc = ObservationEncoder(make_rules("bazar"), "observation")
     for r in recs:
         a = unpack_arrays(r)
         T = r["samples"]
@@ -67,7 +68,7 @@ def test_the_file_holds_every_chunk_with_legal_decisions(rules_file):
         for d in range(3):  # the decisions of one deal share its score, up to the side's sign
             assert len(set(np.abs(a["returns"][a["deal"] == d]).tolist())) == 1
     # a chunk is a pure function of (job, index): rebuilt alone it is the same
-    again = unpack_arrays(build_chunk(CloneJob(make_rules("bazar"), "rules", 0, 3), 2))
+    again = unpack_arrays(build_chunk(CloneJob(make_rules("bazar"), "rules", 0, 3, factory=make_agent), 2))
     two = unpack_arrays(next(r for r in recs if r["chunk"] == 2))
     assert all(np.array_equal(again[k], two[k]) for k in two)
 
@@ -260,7 +261,7 @@ def test_pretrain_deals_reads_whole_chunks_up_to_the_limit(rules_file):
     from agents.ppo.pretrain import file_groups
 
     rules = make_rules("bazar")
-    enc = make_encoder(rules, "observation")
+    enc = ObservationEncoder(rules, "observation")
     groups = file_groups(PretrainConfig(data=str(rules_file), deals=9, chunk_deals=4), rules, enc, True)
     assert [[r["chunk"] for r in g] for g in groups] == [[0, 1], [2]]  # groups of at least 4 deals
     groups = file_groups(PretrainConfig(data=str(rules_file), deals=8, chunk_deals=4), rules, enc, True)
@@ -273,7 +274,7 @@ def _mixed_rollout(policy_file: Path, batched: bool):
     cfg = load_config(TINY, [f"pool.baselines=[{policy_file}]", "pool.partner_prob=1.0", "pool.opponent_prob=0",
                              "pool.snapshot_every=0", "rollout.skip_forced=false"])
     rules = make_rules("bazar")
-    enc = make_encoder(rules, cfg.obs_kind)
+    enc = ObservationEncoder(rules, cfg.obs_kind)
     pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, make_agent)
     col = RolloutCollector(rules, enc, cfg.rollout, pool, cfg.pool)
     if not batched:
@@ -292,6 +293,6 @@ def test_a_policy_file_in_the_pool_acts_batched_and_plays_as_its_agent(tmp_path)
     assert fast.stats[f"mixed_{policy_file}_deals"] == 12
     assert np.array_equal(fast.actions, slow.actions) and np.array_equal(fast.rewards, slow.rewards)
     # a policy of another observation kind keeps acting env by env
-    enc = make_encoder(make_rules("bazar"), "information_state")
+    enc = ObservationEncoder(make_rules("bazar"), "information_state")
     assert OpponentPool(load_config(TINY, [f"pool.baselines=[{policy_file}]"]).pool, "bazar", 0,
                         make_agent).batch_networks(enc) == []

@@ -20,10 +20,10 @@ from agents.ppo.config import load_config  # noqa: E402
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
 from agents.ppo.network import action_groups  # noqa: E402
 from agents.ppo.pretrain import dd_gain, dd_target  # noqa: E402
-from agents.ppo.rollout import make_encoder  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -174,7 +174,7 @@ def test_q_from_trick_uses_only_the_later_cards(own_file, tmp_path):
     every = _dd_run(own_file, tmp_path / "every", "pretrain.q_temperature=0.5").policy  # values from trick 0
     a = _arrays(own_file)
     obs, masks = torch.from_numpy(a["obs"]), torch.from_numpy(a["masks"])
-    enc = make_encoder(make_rules("bazar"), "observation")
+    enc = ObservationEncoder(make_rules("bazar"), "observation")
     tricks = a["obs"][:, enc.o_trick_no:enc.o_trick_no + 9].argmax(-1)
     cards = ~np.isnan(a["qvalues"]).all(1)
     early, later = cards & (tricks < 4), cards & (tricks >= 4)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.arena import evaluate, load_suite
+from agents.eval.arena import evaluate, load_suite
+from agents.registry import make_agent
 
 _PATH = Path(__file__).resolve().parents[1] / "scripts" / "eval_long.py"
 _SPEC = importlib.util.spec_from_file_location("eval_long", _PATH)
@@ -46,7 +47,7 @@ def test_save_resume_and_summary(tmp_path, capsys):
     assert sorted(r["index"] for r in recs) == [0, 1, 2, 3, 4]  # boards 0-2 were not replayed
     assert save.read_bytes()[:len(whole)] == whole
     (row,) = eval_long.summary(recs)
-    want = evaluate("rules", "random", "bazar", load_suite("bazar", "test")[:5]).metrics
+    want = evaluate("rules", "random", "bazar", load_suite("bazar", "test")[:5], factory=make_agent).metrics
     assert row["boards"] == 5 and row["boards_beyond_prefix"] == 0
     assert row["mean_board_score"] == want["mean_board_score"] and row["ci95"] == want["ci95"]
     assert row["diagnostics"] == want["diagnostics"]
@@ -136,7 +137,7 @@ def test_close_pool_kills_workers_when_terminate_hangs(capsys):
     """A worker killed while it held the result queue's lock leaves ``Pool.terminate`` waiting
     for ever; close_pool gives up after its timeout, kills the workers and warns. The lock is
     held here by the test itself, which is what a dead holder looks like to the pool."""
-    from agents import board_pool
+    from agents.eval import board_pool
 
     pool = board_pool.make_pool(board_pool.BoardJob(cfg=None, deals=[]), 2)
     procs = list(pool._pool)
@@ -202,8 +203,7 @@ def test_a_resume_with_other_network_weights_is_refused(tmp_path, capsys):
 
 def test_weights_digest_tells_policies_apart():
     torch = pytest.importorskip("torch")
-    from agents.board_pool import weights_digest
-    from agents.registry import make_agent
+    from agents.eval.board_pool import weights_digest
 
     ppo = make_agent("ppo", "bazar")
     base = weights_digest(ppo)
@@ -285,7 +285,7 @@ def test_paired_compares_two_candidates_board_by_board(tmp_path, capsys):
 
 def _table(side: int, seat: int | None, strain: int = 0, value: int = 10, kind: str = "num",
            score: tuple[int, int] = (0, 0)):
-    from agents.arena import TableResult
+    from agents.eval.arena import TableResult
     from blot_env.scoring import DealResult
     from blot_env.state import Contract
 
@@ -300,7 +300,7 @@ def test_auction_breakdown_groups_boards_by_the_two_runs_contracts():
     contract for both runs (the declaring side counts, not which partner declared; kaput+N
     counts the seat), else by how many tables each run's side declared. The candidate sits
     on side 0 at table 1 and side 1 at table 2."""
-    from agents.arena import BoardResult
+    from agents.eval.arena import BoardResult
 
     def board(t1, t2):
         return BoardResult(index=0, tables=(_table(0, *t1), _table(1, *t2)))
@@ -332,10 +332,9 @@ def test_auction_breakdown_groups_boards_by_the_two_runs_contracts():
 
 
 def test_a_phase_split_runs_saves_and_pairs(tmp_path, capsys):
-    """``--agent BIDDER+PLAYER``: the board records equal agents.arena.evaluate with a
+    """``--agent BIDDER+PLAYER``: the board records equal agents.eval.arena.evaluate with a
     PhaseSplitAgent of the two parts on the same boards, and the run pairs with another."""
     from agents.base import PhaseSplitAgent
-    from agents.registry import make_agent
 
     a, b = tmp_path / "split.pkl", tmp_path / "rules.pkl"
     assert eval_long.main(["--agent", "rules+random", "--vs", "random", "--boards", "3", "--workers", "1",
@@ -344,7 +343,7 @@ def test_a_phase_split_runs_saves_and_pairs(tmp_path, capsys):
     recs = eval_long.load_records([str(a)])
     assert {r["agent"] for r in recs} == {"rules+random"}
     split = PhaseSplitAgent(make_agent("rules"), make_agent("random"))
-    want = evaluate(split, "random", "bazar", load_suite("bazar", "test")[:3], workers=1)
+    want = evaluate(split, "random", "bazar", load_suite("bazar", "test")[:3], workers=1, factory=make_agent)
     got = sorted(recs, key=lambda r: r["index"])
     assert [r["board"].delta for r in got] == [x.delta for x in want.boards]
     rules = sorted(eval_long.load_records([str(b)]), key=lambda r: r["index"])
@@ -367,7 +366,7 @@ def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
     rows = {r["mixed"]: r for r in eval_long.summary(recs)}
     deals = load_suite("bazar", "test")
     for mixed, n in ((False, 2), (True, 3)):
-        want = evaluate("rules", "random", "bazar", deals[:n], mixed=mixed).metrics
+        want = evaluate("rules", "random", "bazar", deals[:n], mixed=mixed, factory=make_agent).metrics
         assert rows[mixed]["boards"] == n
         assert rows[mixed]["mean_board_score"] == want["mean_board_score"]
         assert rows[mixed]["diagnostics"] == want["diagnostics"]
@@ -400,7 +399,7 @@ def test_mixed_runs_are_runs_of_their_own_and_match_blot_eval(tmp_path, capsys):
 
 
 def test_close_pool_raises_what_terminate_raised():
-    from agents import board_pool
+    from agents.eval import board_pool
 
     class Broken:
         def terminate(self):

@@ -2,11 +2,11 @@
 
 1. ``blot_env`` imports nothing from ``agents`` (lazy imports inside functions included).
 2. A private thing (an underscore module such as ``blot_env.batched._layout``, or an
-   underscore name such as ``agents.rules_agent._by_block`` or ``MediumAgent._standing``) is
+   underscore name such as ``agents.baselines.rules_agent._by_block`` or ``MediumAgent._standing``) is
    used only inside the package that defines it: the importing module's own package must be
    the package of the module that defines it. ``blot_env.env`` may not import
    ``blot_env.batched._single`` (it uses the public ``blot_env.batched.deal_row``), and
-   ``agents.search.pimc`` may not call a private method of ``agents.medium_agent``.
+   ``agents.search.pimc`` may not call a private method of ``agents.baselines.medium_agent``.
 
 The checked code is the project's: ``blot_env``, ``agents``, ``scripts`` and
 ``integrations`` (scripts and examples belong to no package, so they use public names only).
@@ -50,7 +50,7 @@ def _is_module(dotted: str) -> bool:
 def owner_package(dotted: str) -> str | None:
     """The package that a dotted path's first private part belongs to, or None if the path has
     no private part. ``blot_env.batched._layout.ROW`` -> ``blot_env.batched``;
-    ``agents.medium_agent.MediumAgent._standing`` -> ``agents``."""
+    ``agents.baselines.medium_agent.MediumAgent._standing`` -> ``agents``."""
     parts = dotted.split(".")
     for i, p in enumerate(parts):
         if _private(p):
@@ -135,3 +135,114 @@ def test_the_checker_allows_a_package_its_own_private_modules():
     assert violations("from . import _core\nfrom ._layout import ROW", "blot_env.batched.engine",
                       "blot_env.batched") == []
     assert violations("from . import _kernel as K\nK._gen_moves", "agents.search.solver", "agents.search") == []
+
+
+# ---------------------------------------------------------------------------- circles
+#
+# 3. The import graph of ``blot_env`` and ``agents`` has no circle. Every import counts, at the
+#    top of a module or inside a function (a lazy import hides a circle from Python's loader,
+#    not from a reader): an edge goes from a module to the module it names (``from X import Y``
+#    names ``X.Y`` when that is a module, else ``X``). docs/architecture.md gives the layers.
+
+GRAPHED = ("blot_env", "agents")
+
+
+def import_edges(source: str, module: str, package: str, is_module=None) -> set[str]:
+    """The project modules that one module's source imports (dotted names, module docstring 3)."""
+    is_module = is_module or _is_module
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                mod = node.module or ""
+            targets = [f"{mod}.{a.name}" if is_module(f"{mod}.{a.name}") else mod for a in node.names]
+        else:
+            continue
+        out.update(t for t in targets if t.split(".")[0] in GRAPHED and t != module)
+    return out
+
+
+def find_circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm, iterative),
+    each sorted: every circle of ``graph`` lies inside one of them."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph.get(root, ()))))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next((w for w in it if w in graph), None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def project_graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {}
+    for path in sorted(p.relative_to(ROOT) for d in GRAPHED for p in (ROOT / d).rglob("*.py")):
+        module, package = module_name(path)
+        graph[module] = import_edges((ROOT / path).read_text(encoding="utf-8"), module, package)
+    return graph
+
+
+def test_the_import_graph_has_no_circle():
+    graph = project_graph()
+    assert "agents.eval.arena" in graph and "blot_env.batched.engine" in graph
+    assert find_circles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle_put_in_on_purpose():
+    graph = project_graph()
+    # the circle this layout closed: the arena building agents by name through the registry
+    graph["agents.eval.arena"] = graph["agents.eval.arena"] | import_edges(
+        "def f():\n    from ..registry import make_agent\n", "agents.eval.arena", "agents.eval")
+    graph["agents.registry"] = graph["agents.registry"] | {"agents.eval.board_pool"}
+    circles = find_circles(graph)
+    assert len(circles) == 1 and {"agents.eval.arena", "agents.registry", "agents.eval.board_pool"} <= set(circles[0])
+
+
+def test_the_circle_check_reads_lazy_and_relative_imports():
+    mods = {"agents.x", "agents.x.a", "agents.x.b", "agents.x.c"}
+    a = import_edges("import os\ndef f():\n    from . import b\n", "agents.x.a", "agents.x", mods.__contains__)
+    b = import_edges("from .c import thing\n", "agents.x.b", "agents.x", mods.__contains__)
+    c = import_edges("import numpy\nfrom agents.x import a\n", "agents.x.c", "agents.x", mods.__contains__)
+    assert (a, b, c) == ({"agents.x.b"}, {"agents.x.c"}, {"agents.x.a"})
+    assert find_circles({"agents.x.a": a, "agents.x.b": b, "agents.x.c": c}) == [["agents.x.a", "agents.x.b",
+                                                                                 "agents.x.c"]]
+    assert find_circles({"agents.x.a": a, "agents.x.b": b, "agents.x.c": set()}) == []

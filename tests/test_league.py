@@ -1,4 +1,4 @@
-"""The league (agents/league.py, blot-eval --league): Bradley-Terry ratings, the schedule, resuming."""
+"""The league (agents/eval/league.py, blot-eval --league): Bradley-Terry ratings, the schedule, resuming."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from agents.arena import BoardResult
-from agents.arena_cli import main as cli_main
-from agents.board_pool import SaveFormatError, load_records
-from agents.league import (
+from agents.eval.arena import BoardResult
+from agents.eval.board_pool import SaveFormatError, load_records
+from agents.eval.cli import main as cli_main
+from agents.eval.league import (
     ELO,
     Schedule,
     bootstrap_ratings,
@@ -28,6 +28,7 @@ from agents.league import (
     score_ratings,
     win_matrix,
 )
+from agents.registry import make_agent
 
 
 def test_fit_recovers_the_ratings_that_made_the_results():
@@ -115,7 +116,7 @@ def test_schedule_stops_a_separated_pair_and_plays_a_close_one_to_the_end():
 
 def test_a_board_of_the_reversed_pair_counts_negated():
     def rec(agent, vs, index, delta, preset="bazar"):
-        from agents.arena import TableResult
+        from agents.eval.arena import TableResult
         from blot_env.scoring import passed_out_result
 
         t = TableResult(0, replace(passed_out_result(), score=(delta, 0)), -1, -1)
@@ -137,7 +138,7 @@ def test_a_board_of_the_reversed_pair_counts_negated():
 
 def _league(save, schedule, **kw):
     return play_league(["random", "rules", "easy"], save, split="dev", schedule=schedule, progress=False,
-                       n_boot=200, **kw)
+                       n_boot=200, factory=make_agent, **kw)
 
 
 def test_league_plays_the_schedule_rates_and_resumes(tmp_path):

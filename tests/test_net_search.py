@@ -179,7 +179,7 @@ def test_rollout_search_plays_the_best_mean_rollout_card(policy_file):
     """``ppo-rollout-K``: at a card decision the card played is the one whose rollouts (the network
     in every seat to the end of each sampled world's deal) have the best mean, the favourite on
     ties; outside the card play the policy's own choice."""
-    from agents.ppo.pretrain import rollout_rows
+    from agents.ppo.demos import rollout_rows
     from agents.search.sampler import sample_worlds
     from blot_env.actions import layout_for
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from agents.arena import play_table
-from agents.random_agent import RandomAgent
+from agents.baselines.random_agent import RandomAgent
+from agents.eval.arena import play_table
 from agents.registry import UnknownAgentError, make_agent
 from agents.search.pimc import PIMCAgent, pick_weighted
 from agents.search.sampler import bidding_weight

@@ -23,10 +23,11 @@ from agents.ppo.config import (  # noqa: E402
     load_config,
 )
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
-from agents.ppo.rollout import EngineVector, compute_gae, make_encoder  # noqa: E402
+from agents.ppo.rollout import EngineVector, compute_gae  # noqa: E402
 from agents.ppo.trainer import PPOTrainer  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import PRESETS, make_rules  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
 
@@ -119,7 +120,7 @@ def test_gae_interleaved_trajectories_match_separate_ones():
 
 def test_engine_vector_rewards_are_deal_score_differences():
     rules = make_rules("bazar")
-    vec = EngineVector(rules, make_encoder(rules, "observation"), 3)
+    vec = EngineVector(rules, ObservationEncoder(rules, "observation"), 3)
     rng = np.random.default_rng(3)
     out = vec.reset([0, 1, 2], rng)
     finished = 0

@@ -12,8 +12,8 @@ torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip inst
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import apply_overrides, load_config  # noqa: E402
 from agents.ppo.network import trainable_parameters  # noqa: E402
-from agents.ppo.rollout import make_encoder  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "ppo_tiny.yaml"
@@ -77,7 +77,7 @@ def test_bad_selections_name_the_problem(frozen, inputs, needle):
     from agents.ppo.network import build_policy
     from blot_env.actions import layout_for
 
-    enc = make_encoder(make_rules(cfg.preset), cfg.obs_kind)
+    enc = ObservationEncoder(make_rules(cfg.preset), cfg.obs_kind)
     policy = build_policy(cfg, enc, layout_for(enc.cfg))
     with pytest.raises(ConfigError, match=needle):
         trainable_parameters(policy, cfg.ppo.frozen, cfg.ppo.actor_inputs, enc.pieces)

@@ -13,9 +13,10 @@ torch = pytest.importorskip("torch", reason="PPO needs the train extra: pip inst
 
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import apply_overrides, load_config  # noqa: E402
-from agents.ppo.rollout import LEARNER, OpponentPool, RolloutCollector, make_encoder  # noqa: E402
+from agents.ppo.rollout import LEARNER, OpponentPool, RolloutCollector  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ def _collector(overrides: list[str]):
     cfg = load_config(TINY, ["pool.baselines=[rec]", "pool.snapshot_every=0", "rollout.skip_forced=false",
                              *overrides])
     rules = make_rules(cfg.preset)
-    enc = make_encoder(rules, cfg.obs_kind)
+    enc = ObservationEncoder(rules, cfg.obs_kind)
     trainer = build_trainer(apply_overrides(cfg, {"pool.baselines": ["rules"]}), None)  # a network of this config
     pool = OpponentPool(cfg.pool, cfg.preset, cfg.seed, _factory)
     col = RolloutCollector(rules, enc, cfg.rollout, pool, cfg.pool)

@@ -15,10 +15,10 @@ from agents.ppo.agent import load_ppo_agent  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.config import apply_overrides, load_config  # noqa: E402
 from agents.ppo.network import build_policy, pad_oracle_inputs  # noqa: E402
-from agents.ppo.rollout import make_encoder  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402
 from blot_env.batched import BatchedEngine  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
+from blot_env.observation import ObservationEncoder  # noqa: E402
 from blot_env.rules_config import make_rules  # noqa: E402
 
 TINY = Path(__file__).resolve().parents[1] / "configs" / "ppo_tiny.yaml"
@@ -36,7 +36,7 @@ def _positions(cfg, n: int = 64) -> tuple[torch.Tensor, torch.Tensor]:
 
 def _policy(cfg):
     rules = make_rules(cfg.preset)
-    return build_policy(cfg, make_encoder(rules, cfg.obs_kind), layout_for(rules)).eval()
+    return build_policy(cfg, ObservationEncoder(rules, cfg.obs_kind), layout_for(rules)).eval()
 
 
 @pytest.mark.parametrize("layer", ["sparse", "dense"])

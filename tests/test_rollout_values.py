@@ -1,5 +1,5 @@
 """Rollout card values in cloning data (``scripts/clone_data.py --rollout-values``,
-:func:`agents.ppo.pretrain.rollout_rows`): each legal card's value when the network plays the
+:func:`agents.ppo.demos.rollout_rows`): each legal card's value when the network plays the
 rest of the deal in every seat."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from conftest import load_script  # noqa: E402
 from agents.ppo.build import build_trainer  # noqa: E402
 from agents.ppo.clone_data import CloneDataError, CloneJob, agreement, open_clone_data, read_clone_data, unpack_arrays  # noqa: E402
 from agents.ppo.config import load_config  # noqa: E402
+from agents.ppo.demos import rollout_rows, world_rollout_rows  # noqa: E402
 from agents.ppo.network import action_groups  # noqa: E402
-from agents.ppo.pretrain import rollout_rows, world_rollout_rows  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.search.sampler import sample_worlds  # noqa: E402
 from blot_env.actions import layout_for  # noqa: E402

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from agents.random_agent import RandomAgent
+from agents.baselines.random_agent import RandomAgent
 from agents.search.sampler import (
     UniformAssigner,
     World,

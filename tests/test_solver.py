@@ -12,7 +12,7 @@ import os
 import numpy as np
 import pytest
 
-from agents.random_agent import RandomAgent
+from agents.baselines.random_agent import RandomAgent
 from agents.search import _kernel as K
 from agents.search import solver
 from blot_env.actions import layout_for

@@ -1,4 +1,4 @@
-"""Statistics of duplicate evaluation against known values (agents/stats.py)."""
+"""Statistics of duplicate evaluation against known values (agents/eval/stats.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as sps
 
-from agents.stats import (
+from agents.eval.stats import (
     boards_needed,
     bootstrap_ci,
     clustered_rate_difference,

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.board_pool import weights_digest
+from agents.eval.board_pool import weights_digest
 from agents.ppo.agent import load_policy
 from agents.ppo.config import config_from_saved, load_config
 from agents.ppo.network import build_policy

@@ -17,7 +17,7 @@ Importing this module imports Ray; ``import blot_env`` never does.
 * :class:`BlotLeagueCallback`: frozen-opponent snapshots, per-episode checks and metrics.
 * :func:`build_algorithm_config`: the ``PPOConfig`` of an :class:`RLlibRunConfig`.
 * :func:`export_policy` / :func:`module_agent`: a trained module as an ``agents`` policy file /
-  agent, for ``blot-eval`` and :mod:`agents.arena`.
+  agent, for ``blot-eval`` and :mod:`agents.eval.arena`.
 
 Observation of every agent: ``Dict(observation=Box(float32, (D,)), action_mask=Box(int8, (A,)))``,
 exactly the AEC env's (docs/env.md); the mask is all zeros in terminal observations.
@@ -517,7 +517,7 @@ def export_policy(module: MaskedActorCriticModule, cfg: RLlibRunConfig, path: st
 
 
 def module_agent(module: MaskedActorCriticModule, cfg: RLlibRunConfig, greedy: bool = True, name: str = "rllib"):
-    """A trained module as an agent of agents/base.py (``act(view, rng)``) for agents.arena."""
+    """A trained module as an agent of agents/base.py (``act(view, rng)``) for agents.eval.arena."""
     from agents.ppo.agent import PPOAgent
     from blot_env.observation import ObservationEncoder
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from blot_env.errors import ConfigError
 from blot_env.rules_config import PRESETS, make_rules
 
-from ..arena_cli import seed_number
+from ..eval.cli import seed_number
 from ..registry import UnknownAgentError
 from .game import HUMAN, LEVELS, Game, agents_for
 

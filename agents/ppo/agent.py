@@ -15,14 +15,13 @@ import torch
 
 from blot_env.actions import layout_for
 from blot_env.errors import ConfigError
-from blot_env.observation import privileged_size
+from blot_env.observation import ObservationEncoder, privileged_size
 from blot_env.rules_config import RulesConfig, make_rules
 from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
 from .config import TrainConfig, config_from_saved
 from .network import ActorCritic, action_groups
-from .rollout import make_encoder
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
 SHIPPED = ("ppo",)
@@ -147,7 +146,7 @@ def load_policy(path_or_name: str | Path, rules: RulesConfig | str | None = None
         rules = make_rules(cfg.preset)
     elif isinstance(rules, str):
         rules = make_rules(rules)
-    encoder = make_encoder(rules, cfg.obs_kind)
+    encoder = ObservationEncoder(rules, cfg.obs_kind)
     num_actions = layout_for(rules).num_actions
     if encoder.size != data["obs_dim"] or num_actions != data["num_actions"]:
         raise ConfigError(f"{path}: trained for obs size {data['obs_dim']} and {data['num_actions']} actions "

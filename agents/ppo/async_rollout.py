@@ -28,11 +28,12 @@ import numpy as np
 import torch
 import torch.multiprocessing as mp
 
+from blot_env.observation import ObservationEncoder
 from blot_env.rules_config import make_rules
 
 from .config import TrainConfig
 from .network import build_policy
-from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector, make_encoder
+from .rollout import AgentFactory, OpponentPool, Rollout, RolloutCollector
 
 #: Rollout fields sent through shared memory (torch.multiprocessing's tensor sharing)
 _SHARED = ("obs", "masks", "privileged")
@@ -69,7 +70,7 @@ def _worker(conn, cfg_dict: dict[str, Any], agent_factory: AgentFactory | None) 
     cfg: TrainConfig = config_from_dict(cfg_dict)
     torch.use_deterministic_algorithms(cfg.deterministic)
     rules = make_rules(cfg.preset)
-    encoder = make_encoder(rules, cfg.obs_kind)
+    encoder = ObservationEncoder(rules, cfg.obs_kind)
     from blot_env.actions import layout_for
 
     policy = build_policy(cfg, encoder, layout_for(rules)).eval()

@@ -2,8 +2,9 @@
 
 The trainer core (``rollout``, ``trainer``, ``pretrain``) imports no registry and no arena; it
 receives an agent factory (pool baselines, the cloning teacher) and an evaluator (the periodic
-evaluation) from here, so the import graph of ``agents`` has no circle (registry -> ppo.agent,
-arena -> registry, build -> registry, arena, trainer).
+evaluation) from here, and the evaluation receives the registry's ``make_agent`` as its factory,
+so the import graph of ``agents`` has no circle (build -> registry, eval.arena, trainer;
+tests/test_imports.py keeps it so).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from blot_env.errors import ConfigError
 
-from ..arena import evaluate, load_suite
+from ..eval.arena import evaluate, load_suite
 from ..registry import UnknownAgentError, make_agent, make_pool_agent
 from .config import EvalConfig, TrainConfig
 from .trainer import Evaluator, PPOTrainer
@@ -37,7 +38,7 @@ def make_evaluator(cfg: EvalConfig, preset: str) -> Evaluator:
     def evaluator(agent: Any) -> dict[str, float]:
         out: dict[str, float] = {}
         for opp in cfg.opponents:
-            m = evaluate(agent, opp, rules, deals, seed=cfg.seed).metrics
+            m = evaluate(agent, opp, rules, deals, seed=cfg.seed, factory=make_agent).metrics
             lo, hi = m["ci95"]
             out.update({f"eval_{opp}_mean": float(m["mean_board_score"]), f"eval_{opp}_lo": float(lo),
                         f"eval_{opp}_hi": float(hi)})

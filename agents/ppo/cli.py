@@ -22,7 +22,7 @@ from typing import Any
 
 from blot_env.errors import BlotError
 
-from ..arena_cli import positive_int
+from ..eval.cli import positive_int
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,9 +4,9 @@ A recipe stage that imitates an agent (``pretrain.data`` of agents/ppo/config.py
 ``rules-medium`` clone of docs/training.md) reads its demonstrations from a file built by
 ``scripts/clone_data.py`` rather than playing them in the trainer's one process. The deals are
 cut into **chunks** of ``chunk_deals`` deals; chunk ``i`` of a file seeded ``S`` is dealt from
-``numpy.random.default_rng([S, i])`` and played by :func:`agents.ppo.pretrain.collect_demonstrations`,
+``numpy.random.default_rng([S, i])`` and played by :func:`agents.ppo.demos.collect_demonstrations`,
 so any set of chunks can be built, or rebuilt, on its own, one chunk per task on the pool of
-:mod:`agents.board_pool` (this machine's processes or a Ray cluster).
+:mod:`agents.eval.board_pool` (this machine's processes or a Ray cluster).
 
 **File format** (``format`` :data:`FORMAT`): a stream of pickled dicts, one per finished chunk, in
 the order they finished, each appended in one write (a run stopped by a kill loses at most the
@@ -39,13 +39,13 @@ key                 meaning
                     declaration step pending) every legal card's exact double-dummy value on
                     the deal's real hands, the acting seat's side's score minus the other's,
                     **table points, unscaled**; NaN for illegal actions and other decisions
-                    (:func:`agents.ppo.pretrain.collect_demonstrations`)
+                    (:func:`agents.ppo.demos.collect_demonstrations`)
 ``dd_values``       whether the records hold ``qvalues`` (absent in files written before the
                     key existed: false)
 ``rollout_values``  whether the records hold ``qvalues`` of another kind: every legal card's
                     rollout value, the side's score difference when the agent's own network
                     plays every seat greedily to the end after that card, on the real hands
-                    (:func:`agents.ppo.pretrain.rollout_rows`; same units; absent: false)
+                    (:func:`agents.ppo.demos.rollout_rows`; same units; absent: false)
 ``rollout_worlds``  0: the rollouts ran on the real deal; K: each value is the mean over K deals
                     sampled from the acting seat's view (absent: 0)
 ==================  ================================================================
@@ -63,7 +63,7 @@ import os
 import pickle
 import time
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -94,7 +94,7 @@ class CloneDataError(ConfigError):
 
 @dataclass(frozen=True)
 class CloneJob:
-    """What every chunk of a run shares (sent once to each worker of :func:`agents.board_pool.make_pool`)."""
+    """What every chunk of a run shares (sent once to each worker of :func:`agents.eval.board_pool.make_pool`)."""
 
     cfg: RulesConfig
     agent: str
@@ -109,6 +109,9 @@ class CloneJob:
     rollout_worlds: int = 0
     """With ``rollout_values``: run the rollouts in this many deals sampled from the acting seat's
     view and record their mean (0: on the real deal)."""
+    factory: Any = field(default=None, compare=False)
+    """``factory(name, rules, seed) -> agent`` that builds ``agent`` in each worker (the command-line
+    edge passes :func:`agents.registry.make_agent`; it travels to the workers by reference)."""
 
     def __post_init__(self) -> None:
         if self.rollout_worlds < 0 or (self.rollout_worlds and not self.rollout_values):
@@ -120,11 +123,10 @@ class CloneJob:
     def header(self) -> dict[str, Any]:
         """The :data:`HEADER_KEYS` values of this job's records."""
         from blot_env.actions import layout_for
-
-        from .rollout import make_encoder
+        from blot_env.observation import ObservationEncoder
 
         return {"preset": self.cfg.preset, "agent": self.agent, "seed": self.seed, "obs_kind": self.obs_kind,
-                "obs_size": make_encoder(self.cfg, self.obs_kind).size,
+                "obs_size": ObservationEncoder(self.cfg, self.obs_kind).size,
                 "num_actions": layout_for(self.cfg).num_actions, "dd_values": self.dd_values,
                 "rollout_values": self.rollout_values, "rollout_worlds": self.rollout_worlds}
 
@@ -146,15 +148,15 @@ def build_chunk(job: CloneJob, chunk: int, num_envs: int = 32) -> dict[str, Any]
     Raises:
         UnknownAgentError: ``job.agent`` is not an agents.registry name.
     """
-    from ..registry import make_agent
-    from .pretrain import collect_demonstrations
-    from .rollout import make_encoder
+    from blot_env.observation import ObservationEncoder
+
+    from .demos import collect_demonstrations
 
     t0 = time.process_time()
-    encoder = make_encoder(job.cfg, job.obs_kind)
+    encoder = ObservationEncoder(job.cfg, job.obs_kind)
     rng = np.random.default_rng([job.seed, chunk])
     data = collect_demonstrations(job.cfg, encoder, job.agent, job.chunk_deals, min(num_envs, job.chunk_deals), rng,
-                                  reward_scale=1.0, seed=chunk, agent_factory=make_agent, privileged=True,
+                                  reward_scale=1.0, seed=chunk, agent_factory=job.factory, privileged=True,
                                   dd_values=job.dd_values, rollout_values=job.rollout_values,
                                   rollout_worlds=job.rollout_worlds)
     names = ARRAYS + (("qvalues",) if job.dd_values or job.rollout_values else ())
@@ -166,7 +168,7 @@ def build_chunk(job: CloneJob, chunk: int, num_envs: int = 32) -> dict[str, Any]
 
 def chunk_task(chunk: int) -> dict[str, Any]:
     """Pool task: the record of chunk ``chunk`` of the worker's :class:`CloneJob`."""
-    from ..board_pool import worker_job
+    from ..eval.board_pool import worker_job
 
     return build_chunk(worker_job(), chunk)
 
@@ -277,8 +279,8 @@ def decision_hits(policy: Any, path: str | Path, max_chunks: int | None = None) 
     from blot_env.actions import layout_for
     from blot_env.rules_config import make_rules
 
+    from .demos import dd_losses
     from .network import action_groups
-    from .pretrain import dd_losses
 
     if getattr(policy, "oracle", False):
         raise CloneDataError(f"{path}: the policy is an oracle (network.oracle): it reads every seat's hidden "
@@ -353,17 +355,17 @@ def paired_agreement(policy_a: Any, path_a: str | Path, policy_b: Any, path_b: s
     observation kinds of the same deals: same preset, agent, seed and chunks). Per group
     (``all``, ``auction``, ``play``): ``n`` decisions, the rates ``a`` and ``b``, the decisions
     only A matches (``a_only``) and only B (``b_only``), ``p`` the two-sided exact McNemar test
-    (:func:`agents.stats.mcnemar_exact`; it treats decisions as independent), and, since the
+    (:func:`agents.eval.stats.mcnemar_exact`; it treats decisions as independent), and, since the
     decisions of one deal are not, ``deals`` (the deals holding them), ``diff`` (``b - a``), its
     deal-clustered standard error ``se`` and p-value ``p_deals``
-    (:func:`agents.stats.clustered_rate_difference`; NaN when the files predate the ``deal``
+    (:func:`agents.eval.stats.clustered_rate_difference`; NaN when the files predate the ``deal``
     array).
 
     Raises:
         CloneDataError: as :func:`decision_hits`; the files do not hold the same decisions (the
             differing header field is named, or the recorded actions differ).
     """
-    from ..stats import clustered_rate_difference, mcnemar_exact
+    from ..eval.stats import clustered_rate_difference, mcnemar_exact
 
     da, db = decision_hits(policy_a, path_a), decision_hits(policy_b, path_b)
     for k in ("preset", "agent", "seed", "chunks"):

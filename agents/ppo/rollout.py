@@ -51,13 +51,6 @@ AgentFactory = Callable[[str, Any, int], Any]
 """``factory(name, preset_or_rules, seed) -> agent`` with ``act(view, rng)`` (agents.registry.make_agent)."""
 
 
-def make_encoder(rules: RulesConfig, kind: str):
-    """The observation encoder of ``blot_env.observation`` for ``rules`` (``.size``, ``.encode(view)``)."""
-    from blot_env.observation import ObservationEncoder
-
-    return ObservationEncoder(rules, kind)
-
-
 # --------------------------------------------------------------------------- engine vector
 
 
@@ -704,5 +697,4 @@ __all__ = [
     "RolloutCollector",
     "VecStep",
     "compute_gae",
-    "make_encoder",
 ]

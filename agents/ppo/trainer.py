@@ -34,6 +34,7 @@ from torch import nn
 
 from blot_env.actions import layout_for
 from blot_env.errors import ConfigError
+from blot_env.observation import ObservationEncoder
 from blot_env.rules_config import make_rules
 
 from .async_rollout import AsyncCollector, Submission
@@ -46,7 +47,6 @@ from .rollout import (
     RolloutCollector,
     check_partner_prob,
     compute_gae,
-    make_encoder,
 )
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ class PPOTrainer:
         self.agent_factory = agent_factory
         self.evaluator = evaluator
         self.rules = make_rules(cfg.preset)
-        self.encoder = make_encoder(self.rules, cfg.obs_kind)
+        self.encoder = ObservationEncoder(self.rules, cfg.obs_kind)
         self.num_actions = layout_for(self.rules).num_actions
         check_partner_prob(cfg.pool, self.rules)  # here too: with overlap the collector is in a worker
         self.policy = build_policy(cfg, self.encoder, layout_for(self.rules)).to(self.device)

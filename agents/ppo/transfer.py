@@ -48,7 +48,7 @@ from blot_env.errors import ConfigError
 from blot_env.observation import KINDS, ObservationEncoder
 from blot_env.rules_config import make_rules
 
-from ..board_pool import state_dict_digest
+from ..eval.board_pool import state_dict_digest
 from .config import config_from_saved
 from .network import build_policy
 
@@ -140,7 +140,7 @@ def transfer_policy(src_path: str | Path, preset: str, out_path: str | Path, obs
         A report: ``obs_mapped`` of ``obs_size`` input features, ``obs_dropped`` of the
         source's ``source_obs_size`` with no target feature (their trained weights are lost),
         ``actions_mapped`` of ``num_actions`` actions, the source's preset, observation kind
-        and weights digest (``source_digest``, as ``agents.board_pool.weights_digest`` gives
+        and weights digest (``source_digest``, as ``agents.eval.board_pool.weights_digest`` gives
         it), the target's ``obs_kind`` and ``new_features``.
 
     Raises:

@@ -547,7 +547,7 @@ def append_row(f: BinaryIO, row: np.ndarray) -> None:
 @dataclass(frozen=True)
 class TableJob:
     """What every task of a table run shares (sent once to each worker of
-    :func:`agents.board_pool.make_pool`)."""
+    :func:`agents.eval.board_pool.make_pool`)."""
 
     cfg: RulesConfig
     seed: int
@@ -555,8 +555,8 @@ class TableJob:
 
 def solve_task(index: int) -> np.ndarray:
     """The row of deal ``index`` of the worker's :class:`TableJob` (a pool task of
-    :func:`agents.board_pool.run_tasks`)."""
-    from agents.board_pool import worker_job
+    :func:`agents.eval.board_pool.run_tasks`)."""
+    from agents.eval.board_pool import worker_job
 
     job: TableJob = worker_job()
     return build_row(job.cfg, job.seed, index)

@@ -25,7 +25,7 @@ than one legal action as follows (docs/search.md):
 With ``rollouts=True`` (``ppo-rollout-K`` in the registry) step 3 plays each candidate out
 instead: after it the network plays every seat greedily, each seat on its own view, to the end
 of the world's deal, and the value is the deal's score difference for the acting side
-(:func:`agents.ppo.pretrain.rollout_rows`, all worlds and candidates in lockstep, one batched
+(:func:`agents.ppo.demos.rollout_rows`, all worlds and candidates in lockstep, one batched
 forward pass per step). No critic is needed, and the values are exact for that continuation.
 
 The search covers the play phase: the cards, and in bazar the declaration steps of the first
@@ -122,7 +122,7 @@ class NetSearchAgent(BaseAgent):
         if not worlds:
             return cands[0]
         if self.rollouts:
-            from ..ppo.pretrain import rollout_rows
+            from ..ppo.demos import rollout_rows
 
             q = rollout_rows([w.state for w in worlds], self.net, self.encoder, layout_for(view.cfg).num_actions,
                              actions=cands)[:, cands].astype(np.float64)

@@ -51,7 +51,7 @@ from blot_env.state import Contract, Phase, State
 from blot_env.view import SeatView
 
 from ..base import BaseAgent, legal_or_raise
-from ..rules_agent import RulesAgent, standing_contract, team_estimate
+from ..baselines.rules_agent import RulesAgent, standing_contract, team_estimate
 from . import solver
 from .sampler import bidding_weight, sample_worlds
 

@@ -514,15 +514,15 @@ def sample_worlds(view: SeatView, k: int, rng: np.random.Generator,
 def bidding_weight(view: SeatView, hands: Sequence[int], tau: float = 10.0) -> float:
     """Likelihood-style weight of the other seats' bids under the L2 bidding model's reading.
 
-    The L2 agent (agents/medium_agent.py) conditions its samples on each bidder holding a
-    hand whose L1 estimate (:func:`agents.rules_agent.team_estimate`) reaches the bid's
+    The L2 agent (agents/baselines/medium_agent.py) conditions its samples on each bidder holding a
+    hand whose L1 estimate (:func:`agents.baselines.rules_agent.team_estimate`) reaches the bid's
     promise; here the shortfall ``gap`` of each other seat's highest bid gives a factor
     ``exp(-gap / tau)`` (raw points). Bazar and belote auctions only; 1.0 elsewhere.
     """
     cfg = view.cfg
     if cfg.auction not in ("bazar", "belote"):
         return 1.0
-    from agents.rules_agent import raw_need, team_estimate
+    from agents.baselines.rules_agent import raw_need, team_estimate
 
     lay = layout_for(cfg)
     best: dict[int, tuple[int, int]] = {}

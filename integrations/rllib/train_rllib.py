@@ -113,9 +113,10 @@ def row_of(result: dict, learner: str, wall: float, iter_time: float) -> dict[st
 
 
 def evaluate_module(module: Any, cfg: RLlibRunConfig) -> dict[str, float]:
-    """Duplicate evaluation (agents.arena) of the greedy module against ``cfg.eval.opponents``."""
-    from agents.arena import evaluate, load_suite
+    """Duplicate evaluation (agents.eval.arena) of the greedy module against ``cfg.eval.opponents``."""
+    from agents.eval.arena import evaluate, load_suite
     from agents.integrations.rllib import module_agent
+    from agents.registry import make_agent
     from blot_env.rules_config import make_rules
 
     rules = make_rules(cfg.env.preset)
@@ -123,7 +124,7 @@ def evaluate_module(module: Any, cfg: RLlibRunConfig) -> dict[str, float]:
     agent = module_agent(module, cfg)
     out = {}
     for opp in cfg.eval.opponents:
-        m = evaluate(agent, opp, rules, deals, seed=cfg.eval.seed).metrics
+        m = evaluate(agent, opp, rules, deals, seed=cfg.eval.seed, factory=make_agent).metrics
         out[f"eval_{opp}_mean"] = float(m["mean_board_score"])
         out[f"eval_{opp}_lo"], out[f"eval_{opp}_hi"] = (float(x) for x in m["ci95"])
     return out

@@ -13,7 +13,7 @@ transitions with Monte-Carlo returns
 (:func:`blot_env.integrations.torchrl.acting_transitions`); the advantage is that return minus
 the critic's value (GAE with gamma = lambda = 1; rewards only come at the end of a deal).
 Every iteration prints one JSON line; the greedy policy is evaluated against the random agent
-on duplicate boards (agents.arena, table points per deal).
+on duplicate boards (agents.eval.arena, table points per deal).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def flat_actor(actor_net: nn.Module) -> ProbabilisticActor:
 
 
 class GreedyNetAgent:
-    """The actor net as an agents/base.py agent (greedy over legal actions) for agents.arena."""
+    """The actor net as an agents/base.py agent (greedy over legal actions) for agents.eval.arena."""
 
     def __init__(self, actor_net: nn.Module, rules, kind: str = "observation"):
         from blot_env.observation import ObservationEncoder
@@ -83,12 +83,13 @@ class GreedyNetAgent:
 
 
 def evaluate(actor_net: nn.Module, preset: str, boards: int) -> dict[str, float]:
-    from agents.arena import evaluate as arena_evaluate
-    from agents.arena import load_suite
+    from agents.eval.arena import evaluate as arena_evaluate
+    from agents.eval.arena import load_suite
+    from agents.registry import make_agent
 
     rules = make_rules(preset)
     m = arena_evaluate(GreedyNetAgent(actor_net, rules), "random", rules, load_suite(preset, "dev")[:boards],
-                       seed=12345).metrics
+                       seed=12345, factory=make_agent).metrics
     return {"eval_random_mean": round(float(m["mean_board_score"]), 2),
             "eval_random_ci95": [round(float(x), 2) for x in m["ci95"]]}
 

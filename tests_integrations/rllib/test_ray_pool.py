@@ -1,4 +1,4 @@
-"""Boards on a Ray cluster (agents/board_pool.py; runs in .venv-rllib, scripts/ci_integrations.sh).
+"""Boards on a Ray cluster (agents/eval/board_pool.py; runs in .venv-rllib, scripts/ci_integrations.sh).
 
 A local Ray instance is started with ``ray start --head --block`` (stopped at the end by a
 SIGTERM to that one process, which drains and stops what it started); ``scripts/eval_long.py``
@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from common import ROOT
 
-from agents.board_pool import load_records
+from agents.eval.board_pool import load_records
 
 RAY = Path(sys.executable).with_name("ray")
 
@@ -90,7 +90,7 @@ def test_eval_long_on_ray_gives_the_local_boards(ray_address, tmp_path):
 
 
 def test_league_on_ray_gives_the_local_ratings(ray_address, tmp_path):
-    league = ["-m", "agents.arena_cli", "--league", "random,rules,easy", "--boards", "8", "--round", "4",
+    league = ["-m", "agents.eval.cli", "--league", "random,rules,easy", "--boards", "8", "--round", "4",
               "--split", "dev", "--bootstrap", "100", "--no-progress"]
     _run([*league, "--address", ray_address, "--save", str(tmp_path / "ray.pkl")])
     _run([*league, "--workers", "1", "--save", str(tmp_path / "local.pkl")])

@@ -4,7 +4,7 @@
   agent to act observes, every seat gets its terminal reward in the final step);
 * two training iterations of the league config with 2 env runners: no illegal action (the
   env raises on one), every seat that acted got its terminal reward inside RLlib's episodes,
-  frozen snapshots reach the env runners, the exported policy plays in agents.arena;
+  frozen snapshots reach the env runners, the exported policy plays in agents.eval.arena;
 * ``integrations/rllib/train_rllib.py`` end to end (metrics.csv, policy.pt, learning_curve.png).
 """
 
@@ -145,7 +145,7 @@ def test_two_iterations_two_env_runners(ray_local, tmp_path):
         path = export_policy(algo.get_module(MAIN), cfg, tmp_path / "policy.pt")
     finally:
         algo.stop()
-    from agents.arena import evaluate, load_suite
+    from agents.eval.arena import evaluate, load_suite
     from agents.registry import make_agent
 
     agent = make_agent(str(path), "bazar")

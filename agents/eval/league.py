@@ -2,8 +2,8 @@
 
 ``blot-eval --league random,rules,rules-medium,ppo`` (docs/evaluation.md, "League"). Every
 pair of agents plays the same boards of a frozen suite (board ``i`` of the suite is board
-``i`` for every pair; :func:`agents.arena.play_board`, a passed-out table scoring 0), on a
-pool of :mod:`agents.board_pool`: this machine's processes or a Ray cluster. Each board is
+``i`` for every pair; :func:`agents.eval.arena.play_board`, a passed-out table scoring 0), on a
+pool of :mod:`agents.eval.board_pool`: this machine's processes or a Ray cluster. Each board is
 saved as it finishes, so a run stopped by ``--deadline``, Ctrl-C or a crash resumes where it
 stopped when run again with the same ``--save`` file.
 
@@ -27,11 +27,11 @@ of its wins, ties and losses) and refitted; the anchor's interval is 0 wide.
 Beside it, the **score** (:func:`score_ratings`): ``u_i - u_j`` fitted by least squares to
 the pairs' mean board scores per deal (weighted by boards; the anchor at 0), in score-sheet
 units, with the same kind of bootstrap interval; and per pair the duplicate match win rate
-(:func:`agents.arena.match_outcomes`). The two ratings can disagree: an agent that wins
+(:func:`agents.eval.arena.match_outcomes`). The two ratings can disagree: an agent that wins
 fewer boards but bigger ones rates lower on board results than on scores, and the match,
 which the game is about, is decided by the points (docs/evaluation.md shows such a case).
 
-Results are pickled records of :mod:`agents.board_pool` (format 2); records of an
+Results are pickled records of :mod:`agents.eval.board_pool` (format 2); records of an
 ``eval_long.py`` run of the same (preset, split, seed) count as well, in either orientation
 (a board of ``B`` against ``A`` is the board of ``A`` against ``B`` with its tables swapped,
 ``delta`` negated), except those of a ``--mixed`` run, which are not league boards.
@@ -41,14 +41,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blot_env.rules_config import make_rules
+from blot_env.rules_config import RulesConfig, make_rules
 
 from . import stats
 from .arena import BoardResult, load_suite, match_outcomes
@@ -358,19 +358,22 @@ def pairs_of(names: Sequence[str]) -> list[tuple[int, int]]:
 def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", split: str = "test",
                 seed: int = 0, schedule: Schedule | None = None, workers: int | None = 1,
                 address: str | None = None, deadline: float | None = None, progress: bool = True,
-                anchor: str = "rules", n_boot: int = 1000) -> dict[str, Any]:
+                anchor: str = "rules", n_boot: int = 1000,
+                factory: Callable[[str, RulesConfig], Any] | None = None) -> dict[str, Any]:
     """Play (or resume) the league's boards into ``save``, then rate the agents.
 
     Args:
-        names: registry names (:func:`agents.registry.make_agent`) or checkpoint paths.
+        names: agent names that ``factory`` builds (registry names or checkpoint paths).
         save: the pickle file of board records; boards already in it are not played again.
         preset, split, seed: the suite and the agents' generators (as ``blot-eval``).
         schedule: rounds and stopping (default :class:`Schedule`).
-        workers, address: the pool (:func:`agents.board_pool.make_pool`).
+        workers, address: the pool (:func:`agents.eval.board_pool.make_pool`).
         deadline: seconds after which to stop playing (the boards so far are rated).
         progress: a tqdm bar on stderr.
         anchor: the agent pinned at 1500.
         n_boot: bootstrap resamples of the rating intervals.
+        factory: ``factory(name, rules) -> agent`` (the command-line edge passes
+            :func:`agents.registry.make_agent`).
 
     Returns:
         The report of :func:`league_report`, with ``stopped`` (``"deadline"``,
@@ -379,10 +382,12 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
     Raises:
         ValueError: a bad league, schedule or suite size; SaveFormatError: an old save file, or
             one whose boards were played by other network weights under a name
-            (:func:`agents.board_pool.check_weights`).
+            (:func:`agents.eval.board_pool.check_weights`).
     """
     schedule = schedule or Schedule()
     check_league(names, anchor)
+    if factory is None:
+        raise TypeError("play_league builds its agents by name: pass factory=agents.registry.make_agent")
     cfg = make_rules(preset)
     deals = load_suite(preset, split)
     if schedule.max_boards > len(deals):
@@ -403,8 +408,8 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             bar.update(1)
 
     try:
-        check_weights([r for r in records if _league_board(r, cfg.preset, split, seed)], agent_digests(names, cfg),
-                      cfg.preset, split, seed, save)
+        mine = [r for r in records if _league_board(r, cfg.preset, split, seed)]
+        check_weights(mine, agent_digests(names, cfg, factory), cfg.preset, split, seed, save)
         while stopped is None:
             states = [pair_state(pair_deltas(records, names[i], names[j], cfg.preset, split, seed),
                                  names[i], names[j], schedule) for i, j in pairs_of(names)]
@@ -418,7 +423,7 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             if pool is None:
                 if address is None:
                     warm_up(cfg, names)
-                pool = make_pool(BoardJob(cfg, deals, split, seed, commit()), workers, address)
+                pool = make_pool(BoardJob(cfg, deals, split, seed, commit(), factory=factory), workers, address)
             stop = run_tasks(pool, tasks, f, None if deadline is None else t0 + deadline,
                              on_record=tick)
             records.extend(stop.records)
@@ -446,7 +451,7 @@ def league_report(names: Sequence[str], records: Sequence[dict], preset: str, sp
     "match_win_rate", "match_win_rate_ci95", "matches", "cpu_seconds"}, ...], "boards",
     "cpu_seconds"}``. ``rating`` is :func:`fit_ratings`'s (Elo scale), ``score``
     :func:`score_ratings`' (score-sheet units per deal over the anchor); a pair's rates and
-    scores are ``a``'s, its matches those of :func:`agents.arena.match_outcomes`.
+    scores are ``a``'s, its matches those of :func:`agents.eval.arena.match_outcomes`.
     """
     check_league(names, anchor)
     counts: dict[tuple[int, int], tuple[float, float, float]] = {}

@@ -8,7 +8,7 @@ Examples::
     blot-eval --league random,rules,rules-medium,ppo --save runs/league.pkl --plot league.png
 
 Prints one table row per opponent (``--json``: one JSON object instead); a progress bar
-goes to stderr. ``--league`` plays a round robin and rates the agents (:mod:`agents.league`).
+goes to stderr. ``--league`` plays a round robin and rates the agents (:mod:`agents.eval.league`).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from typing import Any
 
 from blot_env.rules_config import PRESETS
 
+from ..registry import known_agents
 from .arena import SPLITS, run
-from .registry import known_agents
 
 
 def _int_at_least(text: str, low: int, what: str) -> int:
@@ -78,7 +78,7 @@ def _fmt(x: Any, nd: int = 2) -> str:
 
 
 def format_table(report: dict) -> str:
-    """A plain-text table of the rows of :func:`agents.arena.run`."""
+    """A plain-text table of the rows of :func:`agents.eval.arena.run`."""
     head = ("agent", "opponent", "boards", "mean/deal", "95% CI", "board win", "95% CI", "match win", "95% CI",
             "s/dec agent", "s/dec opp")
     rows = []
@@ -123,7 +123,7 @@ def format_table(report: dict) -> str:
 
 
 def format_breakdown(by: dict) -> str:
-    """One line of :func:`agents.arena.contract_breakdown`: per group, boards, the mean per
+    """One line of :func:`agents.eval.arena.contract_breakdown`: per group, boards, the mean per
     deal within it and its contribution to the overall mean."""
     names = {"same_contract": "same contract", "same_side_strain": "same side and strain",
              "different": "different contract", "passed_out_one": "passed out at one table",
@@ -241,13 +241,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"blot-eval: --vs {args.vs!r}: expected agent names separated by commas, with no empty name",
               file=sys.stderr)
         return 2
-    from .registry import UnknownAgentError, make_agent
+    from ..registry import UnknownAgentError, make_agent
 
     try:
         for name in [args.agent, *opponents]:
             make_agent(name, args.preset)
         report = run(args.agent, opponents, preset=args.preset, boards=args.boards, split=args.split,
-                     seed=args.seed, mixed=args.mixed, workers=args.workers or 1, progress=not args.no_progress)
+                     seed=args.seed, mixed=args.mixed, workers=args.workers or 1, progress=not args.no_progress,
+                     factory=make_agent)
     except (UnknownAgentError, FileNotFoundError, ValueError, ImportError) as e:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2
@@ -263,9 +264,9 @@ def main(argv: list[str] | None = None) -> int:
 def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from ..registry import UnknownAgentError, make_agent
     from .board_pool import SaveFormatError
     from .league import Schedule, check_league, format_league, play_league, plot_league
-    from .registry import UnknownAgentError, make_agent
 
     if args.agent is not None or args.vs is not None or args.mixed:
         ap.error("--league takes no --agent, --vs or --mixed (every agent plays every other)")
@@ -285,7 +286,7 @@ def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         report = play_league(names, save, preset=args.preset, split=args.split, seed=args.seed, schedule=schedule,
                              workers=args.workers if args.workers or args.address else 1, address=args.address,
                              deadline=args.deadline, progress=not args.no_progress, anchor=anchor,
-                             n_boot=args.bootstrap or 1000)
+                             n_boot=args.bootstrap or 1000, factory=make_agent)
     except (UnknownAgentError, FileNotFoundError, ValueError, ImportError, ConnectionError, SaveFormatError) as e:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2

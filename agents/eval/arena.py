@@ -55,10 +55,10 @@ from blot_env.scoring import DealResult
 from blot_env.state import Contract, Phase, State
 from blot_env.view import seat_view
 
+from ..base import Agent, reset_agent
 from . import stats
-from .base import Agent, reset_agent
 
-SUITE_DIR = Path(__file__).resolve().parent / "data" / "suites"
+SUITE_DIR = Path(__file__).resolve().parent.parent / "data" / "suites"
 SPLITS = {"dev": 2000, "test": 10000}
 """Deal-suite splits and their sizes (docs/evaluation.md "Deal suites are frozen files")."""
 
@@ -246,22 +246,27 @@ def play_board(cfg: RulesConfig, deal: dict, index: int, candidate: Agent, oppon
 # ---------------------------------------------------------------------------- evaluation
 
 AgentSpec = Agent | str
+"""An agent, or a name that the run's ``factory`` builds (:func:`agents.registry.make_agent`)."""
+
+AgentFactory = Callable[[str, RulesConfig], Agent]
+"""``factory(name, rules) -> agent``: how a run builds the agents it is given by name. The
+evaluation imports no registry: the command-line edge (``blot-eval``, the trainer's wiring)
+passes :func:`agents.registry.make_agent` (a module-level function, so it travels to worker
+processes by reference)."""
 
 
-def _resolve(spec: AgentSpec, cfg: RulesConfig) -> Agent:
+def resolve_agent(spec: AgentSpec, cfg: RulesConfig, factory: AgentFactory | None) -> Agent:
+    """``spec`` itself, or the agent ``factory`` builds for the name ``spec``.
+
+    Raises:
+        TypeError: a name without a factory (the message says what to pass).
+    """
     if isinstance(spec, str):
-        from .registry import make_agent
-
-        return make_agent(spec, cfg)
+        if factory is None:
+            raise TypeError(f"agent {spec!r} is a name: pass factory=agents.registry.make_agent (or an agent "
+                            "object) to build it")
+        return factory(spec, cfg)
     return spec
-
-
-def _agent_name(spec: AgentSpec, cfg: RulesConfig) -> str:
-    if isinstance(spec, str):
-        from .registry import make_agent
-
-        return make_agent(spec, cfg).name
-    return spec.name
 
 
 def _worker_init() -> None:
@@ -290,9 +295,9 @@ def _one_torch_thread() -> Iterator[None]:
 
 
 def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
-    cfg, deals, start, cand, opp, seed, mixed = args
-    cand = _resolve(cand, cfg)
-    opp = cand if opp == "__same__" else _resolve(opp, cfg)
+    cfg, deals, start, cand, opp, seed, mixed, factory = args
+    cand = resolve_agent(cand, cfg, factory)
+    opp = cand if opp == "__same__" else resolve_agent(opp, cfg, factory)
     timing = Timing()
     out = [play_board(cfg, d, start + i, cand, opp, seed, mixed, timing) for i, d in enumerate(deals)]
     return out, timing
@@ -334,12 +339,12 @@ def check_workers(workers: object) -> int:
 
 def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, deals: Sequence[dict],
              seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
-             chunk: int | None = None, start_index: int = 0) -> Evaluation:
+             chunk: int | None = None, start_index: int = 0, factory: AgentFactory | None = None) -> Evaluation:
     """Duplicate evaluation of ``candidate`` against ``opponent`` over ``deals``.
 
     Args:
-        candidate, opponent: agents, or names for :func:`agents.registry.make_agent` (names are
-            required with ``workers > 1`` unless the agents pickle).
+        candidate, opponent: agents, or names that ``factory`` builds (names are required with
+            ``workers > 1`` unless the agents pickle).
         cfg: the rules (or a preset id) the suite was dealt for.
         deals: suite deals (``load_suite``); board ``i`` is ``deals[i]`` with index
             ``start_index + i`` (the index keys the agents' generators).
@@ -349,6 +354,8 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
             play, as in the worker processes, and gets the caller's setting back after).
         progress: a tqdm bar on stderr.
         chunk: boards per task with ``workers > 1`` (default :func:`chunk_size`).
+        factory: builds the agents given by name (:data:`AgentFactory`; the command-line edge
+            passes :func:`agents.registry.make_agent`).
 
     Returns:
         An :class:`Evaluation` with ``metrics`` filled by :func:`summarize`.
@@ -356,6 +363,7 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
     Raises:
         ValueError: ``workers`` or ``chunk`` is not a positive integer, or ``mixed`` with a
             2-player preset.
+        TypeError: an agent name without a ``factory``.
     """
     if isinstance(cfg, str):
         cfg = make_rules(cfg)
@@ -378,8 +386,8 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
     results: list[BoardResult] = []
     timing = Timing()
     if workers == 1:
-        cand = _resolve(candidate, cfg)
-        opp = cand if same else _resolve(opponent, cfg)
+        cand = resolve_agent(candidate, cfg, factory)
+        opp = cand if same else resolve_agent(opponent, cfg, factory)
         with _one_torch_thread():
             for i, d in enumerate(deals):
                 results.append(play_board(cfg, d, start_index + i, cand, opp, seed, mixed, timing))
@@ -387,15 +395,17 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
                     bar.update(1)
         names = (cand.name, opp.name)
     else:
+        for spec in (candidate, opponent):
+            resolve_agent(spec, cfg, factory)  # a bad name fails here, before the workers start
         jobs = [(cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,
-                 seed, mixed) for i in range(0, len(deals), chunk)]
+                 seed, mixed, factory) for i in range(0, len(deals), chunk)]
         with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as ex:
             for b, t in ex.map(_run_chunk, jobs):
                 results.extend(b)
                 timing.merge(t)
                 if bar is not None:
                     bar.update(len(b))
-        names = (_agent_name(candidate, cfg), _agent_name(opponent, cfg))
+        names = tuple(resolve_agent(s, cfg, factory).name for s in (candidate, opponent))
     if bar is not None:
         bar.close()
     ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0, agent_names=names)
@@ -584,7 +594,7 @@ def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]
 def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "bazar", boards: int = 2000,
         split: str = "test", seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
         suite_dir: Path | str | None = None,
-        on_row: Callable[[dict], None] | None = None) -> dict[str, Any]:
+        on_row: Callable[[dict], None] | None = None, factory: AgentFactory | None = None) -> dict[str, Any]:
     """Evaluate ``candidate`` against each opponent on the first ``boards`` deals of a suite.
 
     Returns ``{"preset", "split", "mixed", "seed", "rows": [...]}``; each row has ``agent``,
@@ -593,8 +603,11 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     ``diagnostics``, ``by_contract``, ``sec_per_decision`` = ``{"agent", "opponent"}`` seconds
     per ``act``, ``seconds``).
 
+    ``factory`` builds the agents given by name (:func:`evaluate`).
+
     Raises:
         ValueError: more boards asked for than the suite holds.
+        TypeError: an agent name without a ``factory``.
     """
     cfg = make_rules(preset)
     deals = load_suite(preset, split, suite_dir)
@@ -603,7 +616,7 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     rows = []
     for opp in opponents:
         ev = evaluate(candidate, opp, cfg, deals[:boards], seed=seed, mixed=mixed, workers=workers,
-                      progress=progress)
+                      progress=progress, factory=factory)
         per = ev.timing.per_decision()
         row = {"agent": ev.candidate, "opponent": ev.opponent, **ev.metrics,
                "sec_per_decision": {"agent": per.get(ev.agent_names[0]), "opponent": per.get(ev.agent_names[1])},
@@ -617,6 +630,8 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
 __all__ = [
     "CONTRACT_GROUPS",
     "SPLITS",
+    "AgentFactory",
+    "AgentSpec",
     "BoardResult",
     "Evaluation",
     "TableResult",
@@ -630,6 +645,7 @@ __all__ = [
     "match_outcomes",
     "play_board",
     "play_table",
+    "resolve_agent",
     "run",
     "seatings",
     "suite_path",

@@ -49,7 +49,7 @@ from blot_env.combos import CARRE_ORDER_NT, CARRE_ORDER_TRUMP, best_set, has_blo
 from blot_env.state import Phase
 from blot_env.view import SeatView
 
-from .base import BaseAgent, legal_or_raise
+from ..base import BaseAgent, legal_or_raise
 
 # ---------------------------------------------------------------------------- card helpers
 

@@ -3,7 +3,7 @@
 Long duplicate runs (the search agents, a league: docs/evaluation.md) play **one board per
 task** and append each finished board to a save file as it arrives, so that a run stopped by
 a deadline, Ctrl-C or a crash keeps what it played, and a later run with the same file
-plays only the boards it lacks. ``scripts/eval_long.py`` and :mod:`agents.league` run on it.
+plays only the boards it lacks. ``scripts/eval_long.py`` and :mod:`agents.eval.league` run on it.
 
 Pools (:func:`make_pool`):
 
@@ -13,17 +13,18 @@ Pools (:func:`make_pool`):
   Ray is optional: it is imported only here, and only when an address is given; every node
   needs blot-env installed (the actors import :mod:`agents` and :mod:`blot_env`).
 
-A task is ``(candidate, opponent, board index)`` with registry names
-(:func:`agents.registry.make_agent`); the suite, rules and seed are the job's
-(:class:`BoardJob`), sent once to each worker. A worker builds each agent once and keeps it.
+A task is ``(candidate, opponent, board index)`` with agent names; the suite, rules, seed and
+the factory that builds agents from names (:func:`agents.registry.make_agent`, passed in by the
+command-line edge) are the job's (:class:`BoardJob`), sent once to each worker. A worker
+builds each agent once and keeps it.
 Other jobs use the same pools: :func:`run_tasks` takes any module-level task function and a
 record writer, and the task reads the job it shares with the others with :func:`worker_job`
 (``scripts/dd_table.py``, the double-dummy tables of :mod:`agents.search.dd_table`).
 
 The save file is a sequence of pickled dicts, one per board (:func:`play_task`):
 ``format`` (:data:`RECORD_FORMAT`), ``agent``, ``vs``, ``preset``, ``split``, ``seed``,
-``index`` (the board), ``board`` (:class:`agents.arena.BoardResult`), ``timing``
-(:class:`agents.arena.Timing`), ``names`` (the two agents' ``name``), ``cpu_seconds`` and
+``index`` (the board), ``board`` (:class:`agents.eval.arena.BoardResult`), ``timing``
+(:class:`agents.eval.arena.Timing`), ``names`` (the two agents' ``name``), ``cpu_seconds`` and
 ``seconds`` (the worker's CPU and wall time for the board), ``commit`` (the git commit
 of the code that played it, when known) and ``weights`` (the two agents'
 :func:`weights_digest`: a name such as ``ppo`` loads whatever policy is shipped, so the
@@ -71,7 +72,7 @@ class SaveFormatError(ValueError):
 @dataclass(frozen=True)
 class BoardJob:
     """What every task of a run shares: the rules, the suite's deals, its split, the seed, and
-    whether the boards are played in the mixed-partnership mode (:func:`agents.arena.play_board`)."""
+    whether the boards are played in the mixed-partnership mode (:func:`agents.eval.arena.play_board`)."""
 
     cfg: RulesConfig
     deals: Sequence[dict]
@@ -79,6 +80,9 @@ class BoardJob:
     seed: int = 0
     commit: str | None = None
     mixed: bool = False
+    factory: Callable[[str, RulesConfig], Any] | None = None
+    """Builds each agent the tasks name (``factory(name, rules)``; the command-line edge passes
+    :func:`agents.registry.make_agent`, which travels to the workers by reference)."""
 
 
 # ---------------------------------------------------------------------------- worker side
@@ -120,9 +124,11 @@ def _one_torch_thread() -> None:
 
 def _agent(name: str, cfg: RulesConfig) -> Any:
     if name not in _AGENTS:
-        from .registry import make_agent
-
-        _AGENTS[name] = make_agent(name, cfg)
+        factory = _JOB["job"].factory
+        if factory is None:
+            raise TypeError(f"agent {name!r}: the BoardJob has no factory to build agents by name "
+                            "(pass factory=agents.registry.make_agent)")
+        _AGENTS[name] = factory(name, cfg)
         _DIGESTS[name] = weights_digest(_AGENTS[name])
         _one_torch_thread()
     return _AGENTS[name]
@@ -144,7 +150,7 @@ def play_task(task: Task) -> dict[str, Any]:
     """Play board ``index`` of the job's suite (a worker set up by :func:`make_pool`).
 
     Returns the board's record (module docstring). Raises what
-    :func:`agents.arena.play_board` raises.
+    :func:`agents.eval.arena.play_board` raises.
     """
     job: BoardJob = _JOB["job"]
     agent, vs, index = task
@@ -443,7 +449,7 @@ def weights_digest(agent: Any) -> str | None:
     without a network (the rule and PIMC agents). A :class:`agents.base.PhaseSplitAgent` with
     a network in either part gets the first 12 hex digits of a SHA-256 over its parts'
     digests, so that a change of either part's weights shows."""
-    from .base import PhaseSplitAgent
+    from ..base import PhaseSplitAgent
 
     if isinstance(agent, PhaseSplitAgent):
         parts = f"{weights_digest(agent.bidder)}+{weights_digest(agent.player)}"
@@ -465,15 +471,15 @@ def state_dict_digest(weights: dict[str, Any]) -> str:
     return h.hexdigest()[:12]
 
 
-def agent_digests(names: Iterable[str], cfg: RulesConfig) -> dict[str, str | None]:
-    """:func:`weights_digest` of each named agent (:func:`agents.registry.make_agent`), built here.
+def agent_digests(names: Iterable[str], cfg: RulesConfig,
+                  factory: Callable[[str, RulesConfig], Any]) -> dict[str, str | None]:
+    """:func:`weights_digest` of each named agent, built here by ``factory(name, rules)``
+    (:func:`agents.registry.make_agent` at the command-line edge).
 
     Raises:
-        UnknownAgentError, ConfigError: as :func:`agents.registry.make_agent`.
+        UnknownAgentError, ConfigError: as the factory (:func:`agents.registry.make_agent`).
     """
-    from .registry import make_agent
-
-    return {name: weights_digest(make_agent(name, cfg)) for name in dict.fromkeys(names)}
+    return {name: weights_digest(factory(name, cfg)) for name in dict.fromkeys(names)}
 
 
 def check_weights(records: Iterable[dict], digests: dict[str, str | None], preset: str, split: str, seed: int,
@@ -517,9 +523,9 @@ def warm_up(cfg: RulesConfig, names: Iterable[str]) -> bool:
     from blot_env.state import Phase
     from blot_env.view import seat_view
 
-    from .random_agent import RandomAgent
-    from .search import solver
-    from .search.sampler import sample_worlds
+    from ..baselines.random_agent import RandomAgent
+    from ..search import solver
+    from ..search.sampler import sample_worlds
 
     rng = np.random.default_rng(0)
     player = RandomAgent()

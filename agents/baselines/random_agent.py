@@ -8,7 +8,7 @@ from blot_env.actions import layout_for
 from blot_env.state import Phase
 from blot_env.view import SeatView
 
-from .base import BaseAgent, legal_or_raise
+from ..base import BaseAgent, legal_or_raise
 
 #: auction calls that are passes (the rest are bids, contra, recontra, take, name)
 _PASS_BLOCKS = frozenset({"PASS"})

@@ -5,7 +5,7 @@ cards it cannot see to the other seats at random (``samples`` deals). The deals 
 softly against the calls: of up to ``condition_tries`` random deals it keeps the one that
 best fits them, a bidder's L1 estimate reaching its bid and a seat that passed with no bid
 standing lacking an L1 opening. Every deal is played out with the L1 card policy
-(:func:`agents.rules_agent.greedy_card`) for each strain considered (the two best by the
+(:func:`agents.baselines.rules_agent.greedy_card`) for each strain considered (the two best by the
 L1 estimate, no trump, our side's standing strain), and each candidate call (pass, every
 legal bid upwards, kaput, kaput+N, contra with the trump jack and nine, recontra) is scored
 on every deal with the project's one scoring function :func:`blot_env.scoring.score_deal`.
