@@ -246,3 +246,31 @@ def test_the_circle_check_reads_lazy_and_relative_imports():
     assert find_circles({"agents.x.a": a, "agents.x.b": b, "agents.x.c": c}) == [["agents.x.a", "agents.x.b",
                                                                                  "agents.x.c"]]
     assert find_circles({"agents.x.a": a, "agents.x.b": b, "agents.x.c": set()}) == []
+
+
+# 4. Names become agents at the command-line edge: the evaluation and the trainer core receive
+#    a factory (``factory=agents.registry.make_agent``) and never import the registry themselves.
+
+LOW = ("agents.base", "agents.baselines", "agents.search", "agents.eval.arena", "agents.eval.board_pool",
+       "agents.eval.league", "agents.eval.stats", "agents.ppo.rollout", "agents.ppo.async_rollout",
+       "agents.ppo.trainer", "agents.ppo.pretrain", "agents.ppo.demos", "agents.ppo.clone_data",
+       "agents.ppo.network", "agents.ppo.config", "agents.ppo.agent")
+
+
+def registry_importers(graph: dict[str, set[str]]) -> list[str]:
+    """The modules under :data:`LOW` that import ``agents.registry`` (directly)."""
+    low = [m for m in graph if any(m == p or m.startswith(p + ".") for p in LOW)]
+    return sorted(m for m in low if "agents.registry" in graph[m])
+
+
+def test_nothing_low_imports_the_registry():
+    graph = project_graph()
+    assert "agents.eval.cli" in graph and "agents.registry" in graph["agents.eval.cli"]  # the edge does
+    assert registry_importers(graph) == []
+
+
+def test_the_registry_check_finds_an_import_put_in_on_purpose():
+    graph = project_graph()
+    graph["agents.eval.board_pool"] = graph["agents.eval.board_pool"] | import_edges(
+        "def _agent(name):\n    from ..registry import make_agent\n", "agents.eval.board_pool", "agents.eval")
+    assert registry_importers(graph) == ["agents.eval.board_pool"]
