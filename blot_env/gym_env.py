@@ -105,6 +105,7 @@ class BlotGymEnv(gym.Env):
         self._policies = self._normalize(opponents, n)
         self._mask = np.zeros(self.action_space.n, dtype=bool)
         self._agent: str | None = None  # set by reset
+        self._over = False  # the episode ended: step() needs a reset() first
 
     @staticmethod
     def _normalize(opponents, n: int) -> list[tuple[str, Policy] | None]:
@@ -142,6 +143,7 @@ class BlotGymEnv(gym.Env):
                 self.seat = int(self.np_random.integers(self.raw.cfg.num_players))
             self.raw.reset(seed=int(self.np_random.integers(2**63 - 1)), options=options)
             self._agent = self.raw.possible_agents[self.seat]
+            self._over = False
             _, done = self._play_others()
             if not done:
                 return self._obs(), {"seat": self.seat}
@@ -159,13 +161,19 @@ class BlotGymEnv(gym.Env):
             IllegalActionError: a value that is no action id (a bool, a float such as 3.7, a
                 string such as ``'pass'``, None, an id outside ``0..A-1``, a longer array), always;
                 a masked-out id when ``illegal_reward`` is None.
+            gymnasium.error.ResetNeeded: before the first ``reset()``, or after the episode
+                ended (``terminated`` or ``truncated``) and before the next ``reset()``.
         """
         if self._agent is None:
             raise gym.error.ResetNeeded("call reset() before step() (BlotGymEnv)")
+        if self._over:
+            raise gym.error.ResetNeeded("step() after the episode ended (terminated or truncated); call reset() "
+                                        "first (BlotGymEnv)")
         raw = self.raw
         legal = lambda: [raw.describe(int(a)) for a in np.flatnonzero(self._mask)]  # noqa: E731
         action = action_id(action, self.seat, self._agent, int(self.action_space.n), legal=legal)
         if self.illegal_reward is not None and not self._mask[action]:
+            self._over = True
             return self._obs(), float(self.illegal_reward), True, False, {"illegal_action": True}
         raw.step(action)
         reward = raw.rewards[self._agent]
@@ -175,6 +183,7 @@ class BlotGymEnv(gym.Env):
         if done:
             info = dict(raw.infos.get(self._agent, {}))
         truncated = bool(done and raw.truncations.get(self._agent, False))
+        self._over = bool(done)
         return self._obs(), float(reward), bool(done and not truncated), truncated, info
 
     def action_masks(self) -> np.ndarray:
@@ -224,10 +233,22 @@ class BlotGymEnv(gym.Env):
             reward += raw.rewards[me]
 
 
+def vector_id(preset: str, version: int = ENV_VERSION) -> str:
+    """The id of a preset's vector env (:class:`blot_env.vector.BlotVectorEnv`, docs/vector.md):
+    ``"bazar-app"`` -> ``"blot_env/BazarApp-v0"``."""
+    return "blot_env/" + gym_id(preset, version).removeprefix("Blot")
+
+
 def register_gym_envs() -> list[str]:
-    """Register ``Blot<Preset>-v0`` for every preset with Gymnasium. Returns the ids."""
+    """Register ``Blot<Preset>-v0`` (:class:`BlotGymEnv`) and the vector env ``blot_env/<Preset>-v0``
+    (``vector_entry_point`` only: ``gymnasium.make_vec(id, num_envs=B)``) for every preset with
+    Gymnasium. Returns the ids."""
     ids = []
     for p in PRESETS:
+        vid = vector_id(p)
+        if vid not in gym.registry:
+            gym.register(id=vid, vector_entry_point="blot_env.vector.gym_vector:BlotVectorEnv", kwargs={"preset": p})
+        ids.append(vid)
         gid = gym_id(p)
         if gid not in gym.registry:
             # no OrderEnforcing/PassiveEnvChecker around it: Gymnasium's wrappers do not forward
@@ -239,4 +260,4 @@ def register_gym_envs() -> list[str]:
     return ids
 
 
-__all__ = ["BlotGymEnv", "gym_id", "register_gym_envs"]
+__all__ = ["BlotGymEnv", "gym_id", "register_gym_envs", "vector_id"]

@@ -24,6 +24,17 @@ MATCH_FORMAT = "blot-match/1"
 RESULT_FIELDS = ("contract", "made", "tricks", "card_points", "combinations", "score")
 
 
+def format_problem(fmt: Any) -> str:
+    """Why a ``format`` value is not this version's deal-record format (docs/deal-record.md):
+    another version of the record or match format, a match record, or no format at all."""
+    supported = f'this version of blot-env reads "{FORMAT}" deal records and "{MATCH_FORMAT}" match records'
+    if fmt == MATCH_FORMAT:
+        return f'"{MATCH_FORMAT}" is a match record, not a deal record: replay its "deals" (blot-replay does)'
+    if isinstance(fmt, str) and fmt.split("/")[0] in ("blot-record", "blot-match") and fmt.count("/") == 1:
+        return f"{fmt!r} is another version of the format; {supported} (docs/deal-record.md)"
+    return f'expected "{FORMAT}", got {fmt!r}'
+
+
 def rules_from_record(obj: dict) -> RulesConfig:
     preset = obj.get("preset")
     if not isinstance(preset, str):
@@ -73,7 +84,7 @@ def initial_state(obj: dict) -> State:
         raise RecordError(f'field "format": missing; a deal record starts with "format": "{FORMAT}"')
     fmt = obj["format"]
     if fmt != FORMAT:
-        raise RecordError(f'field "format": expected "{FORMAT}", got {fmt!r}')
+        raise RecordError(f'field "format": {format_problem(fmt)}')
     cfg = rules_from_record(obj)
     dealer = obj.get("dealer")
     if not isinstance(dealer, int) or isinstance(dealer, bool) or not 0 <= dealer < cfg.num_players:

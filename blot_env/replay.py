@@ -104,12 +104,14 @@ class CompiledReplay:
         cfg, (row, lay, ids, piles, deck) = self._setup(rec)
         n = cfg.num_players
         dealer, hands, stock = rec.get("dealer"), rec.get("hands"), rec.get("stock", "")
-        if type(dealer) is not int or not 0 <= dealer < n or type(hands) is not list or len(hands) != n:
+        texts = rec.get("actions")
+        if (type(dealer) is not int or not 0 <= dealer < n or type(hands) is not list or len(hands) != n
+                or type(texts) is not list):
             raise _Unsure
         try:
             parsed = [[_CARD[c] for c in h.split()] for h in hands]
             stock_ids = [_CARD[c] for c in stock.split()]
-            actions = np.array([ids[a] for a in rec["actions"]], dtype=np.int64)
+            actions = np.array([ids[a] for a in texts], dtype=np.int64)
         except (KeyError, AttributeError, TypeError):
             raise _Unsure from None
         if any(len(h) != cfg.hand_size for h in parsed):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -114,6 +115,10 @@ class RulesConfig:
         for name, low in _MINIMA.items():
             if getattr(self, name) < low:
                 raise ConfigError(f"rules knob {name} must be >= {low}, got {getattr(self, name)!r} (rules.md 8)")
+        for name, high in _MAXIMA.items():
+            if getattr(self, name) > high:
+                raise ConfigError(f"rules knob {name} must be <= {high:,}, got {getattr(self, name)!r} (rules.md 8; "
+                                  "the engines hold every count and score in 64-bit integers)")
 
     def _check_table(self) -> None:
         """Deck, hand size, tricks, auction and scoring must fit together (rules.md 8)."""
@@ -160,11 +165,22 @@ for _n, _hint in typing.get_type_hints(RulesConfig).items():
     _KINDS[_n] = type(_args[0]) if _args else _hint
 _MINIMA = {"hand_size": 1, "num_tricks": 1, "bid_min": 1, "bid_step": 1, "auction_end_passes": 1,
            "contra_end_passes": 1, "capot_tp": 0, "target": 1}
+#: upper bounds far above every preset: a deck has 32 cards, the action layout holds one id per
+#: number bid (and per kaput+N), and the compiled engines keep knobs and scores in int64
+_MAXIMA = {"hand_size": 32, "num_tricks": 32, "bid_min": 1000, "bid_max": 1000, "bid_step": 1000,
+           "auction_end_passes": 64, "contra_end_passes": 64, "capot_tp": 100_000, "target": 1_000_000}
 
 
 def with_overrides(cfg: RulesConfig, overrides: dict[str, Any]) -> RulesConfig:
-    """A copy of ``cfg`` with knobs replaced. Raises ConfigError on an unknown knob."""
-    unknown = sorted(set(overrides) - set(KNOBS))
+    """A copy of ``cfg`` with knobs replaced.
+
+    Raises:
+        ConfigError: ``overrides`` is no mapping, names an unknown knob (any key that is no
+            knob name, strings or not), or a value is outside its knob's domain.
+    """
+    if not isinstance(overrides, Mapping):
+        raise ConfigError(f"rules overrides must be a mapping of knob names to values, got {type(overrides).__name__}")
+    unknown = sorted((k for k in overrides if k not in KNOBS), key=repr)
     if unknown:
         knobs = ", ".join(k for k in KNOBS if k != "preset")
         raise ConfigError(f"unknown rules knob(s) {unknown}; the knobs are: {knobs} (a preset is chosen by name, "
@@ -222,7 +238,7 @@ def make_rules(preset: str = "bazar", **overrides: Any) -> RulesConfig:
     Raises:
         ConfigError: unknown preset or knob, or a value outside a knob's domain.
     """
-    if preset not in PRESETS:
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise ConfigError(f"unknown preset {preset!r}; known: {', '.join(PRESETS)}")
     return with_overrides(PRESETS[preset], overrides) if overrides else PRESETS[preset]
 

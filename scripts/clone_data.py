@@ -31,22 +31,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.eval.board_pool import build_dataset
 from agents.eval.cli import add_dataset_options, positive_int
 from agents.ppo.clone_data import (
     HEADER_KEYS,
     CloneDataError,
     CloneJob,
     agreement,
-    append_chunk,
-    chunk_task,
+    build_clone_data,
     header_value,
-    open_clone_data,
     paired_agreement,
     read_clone_data,
 )
@@ -204,25 +200,10 @@ def _main(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         check_rollout_agent(agent, args.agent)
     job = CloneJob(cfg, args.agent, args.seed, args.chunk_deals, args.obs_kind, args.dd_values, args.rollout_values,
                    args.rollout_worlds or 0, factory=make_agent)
-    f, done = open_clone_data(args.out, job)
-    chunks = -(-args.deals // args.chunk_deals)
-    todo = [i for i in range(chunks) if i not in done]
-    t0 = time.perf_counter()
-    from tqdm import tqdm
-
-    bar = tqdm(total=len(todo) * args.chunk_deals, desc=f"clone data {cfg.preset} {args.agent}", unit="deal",
-               mininterval=5)
-    with f:
-        try:
-            stop = build_dataset(job, todo, f, chunk_task, append_chunk, args.workers, args.address,
-                                 None if args.deadline is None else t0 + args.deadline,
-                                 on_record=lambda rec: bar.update(rec["deals"]))
-        finally:
-            bar.close()
-    finished = stop.finished
-    stopped = " (deadline reached)" if stop.deadline else " (interrupted)" if stop.interrupted else ""
-    print(f"[clone_data] {finished} chunks ({finished * args.chunk_deals} deals) played in "
-          f"{time.perf_counter() - t0:.0f} s{stopped}; {len(done) + finished} chunks in {args.out}", flush=True)
+    res = build_clone_data(job, args.out, args.deals, args.workers, args.address, args.deadline)
+    stopped = " (deadline reached)" if res["deadline"] else " (interrupted)" if res["interrupted"] else ""
+    print(f"[clone_data] {res['played']} chunks ({res['played'] * args.chunk_deals} deals) played in "
+          f"{res['seconds']:.0f} s{stopped}; {res['chunks']} chunks in {args.out}", flush=True)
     return 0
 
 

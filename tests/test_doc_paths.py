@@ -17,7 +17,7 @@ EXTS = "py|md|json|jsonl|yaml|yml|sh|toml|txt|png|pt|csv|cfg|ini"
 BACKTICKED = re.compile(rf"`{{1,2}}((?:\.\./|\./)?[\w.-]+(?:/[\w.-]+)+\.(?:{EXTS}))(?::\w+)?`{{1,2}}")
 LINK = re.compile(r"\[[^\]\n]*\]\(([^)\s]+)\)")
 # paths a program writes or a user supplies, not files of the repository
-GENERATED = ("runs/", "DIR/", "_dir/", "out/", "/tmp/", "path/to/")
+GENERATED = ("runs/", "DIR/", "_dir/", "out/", "OUT/", "/tmp/", "path/to/")
 
 
 def _tracked() -> list[Path]:

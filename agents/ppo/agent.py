@@ -24,6 +24,8 @@ from .config import TrainConfig, config_from_saved
 from .network import ActorCritic, action_groups
 
 DATA_DIR = Path(__file__).resolve().parents[1] / "data"
+CARD_FORMAT = "blot-model-card/1"
+"""The ``format`` of a model card (:func:`model_card`)."""
 SHIPPED = ("ppo",)
 """Names that resolve to the policies shipped in agents/data/: ``ppo`` is ``ppo_<preset>.pt`` of
 the preset being played."""
@@ -109,6 +111,44 @@ def resolve_policy_path(path_or_name: str | Path, preset: str | None = None) -> 
     return p
 
 
+def model_card(preset_or_path: str | Path = "bazar") -> dict[str, Any]:
+    """The model card of a policy: ``agents/data/ppo_<preset>.json`` for a preset name (the card
+    of the shipped policy ``ppo``), or the ``.json`` beside a policy file (what ``blot-train
+    --recipe`` writes beside ``OUT/ppo_<preset>.pt``), or a card file itself.
+
+    A card (``format`` ``blot-model-card/1``, agents/ppo/recipe.py) names the recipe that made the
+    policy and the commit it came with, its weights digest
+    (:func:`agents.eval.board_pool.weights_digest`), learner steps and wall time per stage, and
+    its test-suite rows (``test_rows``: mean board score per deal with its 95% CI in the preset's
+    score-sheet unit, table points or raw card points on belote; the board count and the
+    command) with a small ``check_row`` that ``blot-eval`` reproduces exactly.
+
+    Raises:
+        FileNotFoundError: no card for that preset or file.
+        ConfigError: the file is not a JSON model card.
+    """
+    import json
+
+    from blot_env.rules_config import PRESETS
+
+    name = str(preset_or_path)
+    if name in PRESETS:
+        path = DATA_DIR / f"ppo_{name}.json"
+    else:
+        p = Path(preset_or_path)
+        path = p if p.suffix == ".json" else p.with_suffix(".json")
+    if not path.is_file():
+        have = sorted(q.stem.removeprefix("ppo_") for q in DATA_DIR.glob("ppo_*.json"))
+        raise FileNotFoundError(f"no model card {path} (shipped cards: {', '.join(have) or 'none'})")
+    try:
+        card = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise ConfigError(f"{path}: not a JSON model card ({e})") from None
+    if not isinstance(card, dict) or card.get("format") != CARD_FORMAT:
+        raise ConfigError(f"{path}: not a model card (no format {CARD_FORMAT!r})")
+    return card
+
+
 def read_policy_file(path: str | Path) -> dict[str, Any]:
     """The dict stored in a ``policy.pt`` or ``checkpoint.pt``.
 
@@ -180,5 +220,5 @@ def load_ppo_agent(path_or_name: str | Path = "ppo", cfg: RulesConfig | str | No
     return PPOAgent(net, encoder, greedy=greedy, name=name, config=train_cfg, has_critic=has_critic)
 
 
-__all__ = ["SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "read_policy_file", "resolve_policy_path",
-           "shipped_path"]
+__all__ = ["CARD_FORMAT", "SHIPPED", "PPOAgent", "load_policy", "load_ppo_agent", "model_card", "read_policy_file",
+           "resolve_policy_path", "shipped_path"]

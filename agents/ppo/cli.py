@@ -1,4 +1,4 @@
-"""``blot-train``: train a PPO policy from a YAML config.
+"""``blot-train``: train a PPO policy from a YAML config, or every stage of a recipe.
 
 Examples::
 
@@ -6,10 +6,15 @@ Examples::
     blot-train --config configs/ppo_bazar.yaml --total-steps 200000 --out runs/short
     blot-train --config configs/ppo_bazar.yaml --out runs/short --resume --total-steps 400000
     blot-train --config configs/ppo_bazar.yaml --set ppo.ent_coef=0.02 --set rollout.num_envs=32
+    blot-train --recipe bazar --out runs/bazar              # a shipped policy from nothing; rerun to continue
+    blot-train --recipe duel --tiny --out runs/duel_tiny    # the same chain at toy scale (CI)
+    blot-train --recipe bazar-app --out runs/bazar-app --use bazar=runs/bazar
 
-Writes ``DIR/checkpoint.pt`` (exact-resume state), ``DIR/policy.pt`` (the acting policy,
-loadable with ``load_ppo_agent(path)`` or ``blot-eval --agent DIR/policy.pt``),
-``DIR/metrics.csv``, ``DIR/tb/`` (TensorBoard) and ``DIR/config.yaml``.
+A training run writes ``DIR/checkpoint.pt`` (exact-resume state), ``DIR/policy.pt`` (the acting
+policy, loadable with ``load_ppo_agent(path)`` or ``blot-eval --agent DIR/policy.pt``),
+``DIR/metrics.csv``, ``DIR/tb/`` (TensorBoard) and ``DIR/config.yaml`` (the resolved config). A
+recipe (configs/recipes/<name>.yaml, agents/ppo/recipe.py) runs its stages in ``DIR/<stage>/``
+and writes ``DIR/ppo_<preset>.pt`` with its model card ``DIR/ppo_<preset>.json``.
 """
 
 from __future__ import annotations
@@ -36,7 +41,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config field, dotted keys (ppo.learning_rate=1e-4); repeatable")
     p.add_argument("--max-updates", type=positive_int,
-                   help="stop after this many updates in this call (a later --resume continues)")
+                   help="stop after this many updates in this call (a later --resume, or the same --recipe "
+                        "command, continues)")
+    r = p.add_argument_group("recipes (configs/recipes/, agents/ppo/recipe.py)")
+    r.add_argument("--recipe", metavar="NAME|FILE",
+                   help="run every stage of a recipe (bazar, bazar-app, duel, duel-app, open, belote, or a file) "
+                        "under --out (default runs/<recipe>); rerun the same command to continue after a stop")
+    r.add_argument("--tiny", action="store_true", help="the recipe at toy scale (a few updates per stage; CI)")
+    r.add_argument("--no-search", action="store_true",
+                   help="skip the model card's rows against the search agents (CPU-hours each)")
+    r.add_argument("--workers", type=positive_int, default=2,
+                   help="processes for the selections' and the card's boards and the cloning deals (default 2)")
+    r.add_argument("--use", action="append", default=[], metavar="STAGE=DIR",
+                   help="run (or reuse) a recipe stage's nested recipe in DIR, e.g. bazar=runs/bazar")
+    r.add_argument("--until", metavar="STAGE", help="stop after this stage of the recipe")
     p.add_argument("--no-progress", action="store_true", help="no tqdm progress bar")
     p.add_argument("-v", "--verbose", action="store_true", help="log at INFO level")
     return p
@@ -64,8 +82,46 @@ def resolve_config(args: argparse.Namespace) -> Any:
     return apply_overrides(cfg, extra) if extra else cfg
 
 
+def _recipe_main(p: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``blot-train --recipe``: :func:`agents.ppo.recipe.run_recipe`."""
+    given = [flag for flag, v in (("--config", args.config), ("--resume", args.resume), ("--set", args.overrides),
+                                  ("--total-steps", args.total_steps), ("--seed", args.seed))
+             if v not in (None, False, [])]
+    if given:
+        p.error(f"--recipe takes its configs from the recipe file; {', '.join(given)} cannot go with it")
+    use = {}
+    for item in args.use:
+        name, sep, folder = item.partition("=")
+        if not sep or not name or not folder:
+            p.error(f"--use {item!r}: expected STAGE=DIR (bazar=runs/bazar, say)")
+        use[name] = Path(folder)
+    import yaml
+
+    from .recipe import load_recipe, run_recipe
+
+    try:
+        recipe = load_recipe(args.recipe)
+        out = args.out or Path("runs") / recipe.name
+        card = run_recipe(recipe, out, tiny=args.tiny, search=not args.no_search, workers=args.workers, use=use,
+                          until=args.until, max_updates=args.max_updates, progress=not args.no_progress)
+    except (BlotError, OSError, yaml.YAMLError) as e:
+        print(f"blot-train: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("blot-train: interrupted; rerun the same command to continue", file=sys.stderr)
+        return 130
+    if card is not None:
+        rows = "; ".join(f"{r['mean']:+.2f} [{r['ci95'][0]:+.2f}, {r['ci95'][1]:+.2f}] vs {r['opponent']}"
+                         f"{' (mixed)' if r['mode'] == 'mixed' else ''}" for r in card["test_rows"])
+        print(f"blot-train: recipe {recipe.name}: {out / card['policy']} (weights {card['weights_digest']}, "
+              f"{card['learner_steps']['total']:,} learner steps); {rows} per deal on "
+              f"{card['test_rows'][0]['boards'] if card['test_rows'] else 0} test boards")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     from ..extras import MissingExtraError, require
 
     try:  # python -m agents.ppo.cli comes here without the console script's check
@@ -73,12 +129,18 @@ def main(argv: list[str] | None = None) -> int:
     except MissingExtraError as e:
         print(f"blot-train: {e}", file=sys.stderr)
         return 2
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if args.recipe is not None:
+        return _recipe_main(parser, args)
+    for flag, v in (("--tiny", args.tiny), ("--no-search", args.no_search), ("--use", args.use),
+                    ("--until", args.until)):
+        if v:
+            parser.error(f"{flag} goes with --recipe")
     import yaml
 
     from .trainer import POLICY_NAME
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         cfg = resolve_config(args)
         out = args.out or Path("runs") / f"ppo_{cfg.preset}"

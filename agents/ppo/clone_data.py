@@ -245,6 +245,51 @@ def append_chunk(f: BinaryIO, rec: dict) -> None:
     os.fsync(f.fileno())
 
 
+def build_clone_data(job: CloneJob, path: str | Path, deals: int, workers: int | None = 1,
+                     address: str | None = None, deadline_s: float | None = None,
+                     progress: bool = True) -> dict[str, Any]:
+    """Play the chunks of ``job`` that the file ``path`` lacks, up to ``deals`` deals (rounded up to
+    whole chunks), appending each as it finishes (``scripts/clone_data.py`` and the ``clone_data``
+    stage of a recipe, agents/ppo/recipe.py).
+
+    The work runs on :func:`agents.eval.board_pool.build_dataset` (``workers`` processes here, or
+    the Ray cluster at ``address``); ``deadline_s`` seconds from now, Ctrl-C or SIGTERM stop it
+    keeping every finished chunk, and a later call with the same file plays only the rest.
+
+    Returns:
+        ``{"played": chunks played now, "chunks": chunks the file holds now, "wanted": chunks of
+        ``deals``, "complete": whether it holds them all, "seconds", "deadline", "interrupted"}``.
+
+    Raises:
+        CloneDataError: the file holds another job's chunks, or is no cloning-data file
+            (:func:`open_clone_data`).
+        ConfigError: ``deals`` < 1.
+    """
+    from ..eval.board_pool import build_dataset
+
+    if deals < 1:
+        raise ConfigError(f"deals must be >= 1, got {deals}")
+    f, done = open_clone_data(path, job)
+    wanted = -(-deals // job.chunk_deals)
+    todo = [i for i in range(wanted) if i not in done]
+    t0 = time.perf_counter()
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=len(todo) * job.chunk_deals, desc=f"clone data {job.cfg.preset} {job.agent}", unit="deal",
+               mininterval=5, disable=not progress)
+    with f:
+        try:
+            stop = build_dataset(job, todo, f, chunk_task, append_chunk, workers, address,
+                                 None if deadline_s is None else t0 + deadline_s,
+                                 on_record=lambda rec: bar.update(rec["deals"]))
+        finally:
+            bar.close()
+    have = len(done & set(range(wanted))) + stop.finished
+    return {"played": stop.finished, "chunks": len(done) + stop.finished, "wanted": wanted,
+            "complete": have >= wanted, "seconds": time.perf_counter() - t0, "deadline": stop.deadline,
+            "interrupted": stop.interrupted}
+
+
 def check_fits(recs: list[dict], path: str | Path, rules: RulesConfig, encoder: Any, num_actions: int,
                agent: str = "") -> None:
     """Raises :class:`CloneDataError` when the chunks of ``path`` were built for another preset,
@@ -403,6 +448,7 @@ __all__ = [
     "agreement",
     "append_chunk",
     "build_chunk",
+    "build_clone_data",
     "check_fits",
     "chunk_task",
     "decision_hits",

@@ -7,9 +7,10 @@ start), :class:`EvalConfig` (periodic duplicate evaluation), all composed in
 :class:`TrainConfig`. Every field carries a docstring; :func:`field_docs` reads them from the
 source so that docs/training.md's reference table is generated, not copied.
 
-YAML files in ``configs/`` load with :func:`load_config`; ``key=value`` overrides with dotted
-keys (``ppo.learning_rate=1e-4``) apply with :func:`apply_overrides`. Nothing mutates a
-config after construction: overrides build a new value.
+YAML files in ``configs/`` load with :func:`load_config`; a file may inherit from others
+(``base: ppo_bazar.yaml``) and hold only its changes (:func:`read_config_file`); ``key=value``
+overrides with dotted keys (``ppo.learning_rate=1e-4``) apply with :func:`apply_overrides`.
+Nothing mutates a config after construction: overrides build a new value.
 """
 
 from __future__ import annotations
@@ -149,9 +150,9 @@ class PPOConfig:
         check_in_unit(self, "gamma", "gae_lambda")
         if not 0.0 < self.clip_coef < 1.0:
             raise ConfigError(f"ppo.clip_coef must be in (0, 1), got {self.clip_coef}")
-        if self.ent_coef < 0 or self.vf_coef < 0:
+        if not (self.ent_coef >= 0 and self.vf_coef >= 0):  # NaN fails too
             raise ConfigError("ppo.ent_coef and ppo.vf_coef must be >= 0")
-        if self.target_kl is not None and self.target_kl <= 0:
+        if self.target_kl is not None and not self.target_kl > 0:  # NaN fails too
             raise ConfigError(f"ppo.target_kl must be positive or null, got {self.target_kl}")
         for key in ("frozen", "actor_inputs"):
             names = getattr(self, key)
@@ -317,7 +318,7 @@ class PretrainConfig:
         if self.passes > 1 and not self.data:
             raise ConfigError("pretrain.passes > 1 needs pretrain.data (a cloning-data file): played deals are "
                               "trained on once; raise pretrain.deals instead")
-        if self.value_coef < 0 or self.critic_warmup_updates < 0:
+        if not (self.value_coef >= 0 and self.critic_warmup_updates >= 0):  # NaN fails too
             raise ConfigError("pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0")
         if not 0.0 <= self.kl_coef < float("inf"):
             raise ConfigError(f"pretrain.kl_coef must be >= 0 and finite, got {self.kl_coef!r}")
@@ -479,14 +480,14 @@ def config_from_dict(data: dict[str, Any], cls: type = TrainConfig) -> Any:
         raise ConfigError(f"{cls.__name__}: expected a mapping, got {type(data).__name__}")
     hints = typing.get_type_hints(cls)
     names = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - names)
+    unknown = sorted(set(data) - names, key=str)
     if unknown:
         raise ConfigError(f"{cls.__name__}: unknown key(s) {unknown}; known: {', '.join(sorted(names))}")
     kwargs = {}
     for key, value in data.items():
         sub = hints[key]
         if dataclasses.is_dataclass(sub):
-            kwargs[key] = config_from_dict(value or {}, sub)
+            kwargs[key] = config_from_dict({} if value is None else value, sub)
         elif typing.get_origin(sub) is tuple:
             if not isinstance(value, list | tuple):
                 raise ConfigError(f"{cls.__name__}.{key}: expected a list, got {value!r}")
@@ -500,27 +501,124 @@ def config_from_dict(data: dict[str, Any], cls: type = TrainConfig) -> Any:
 
 
 def load_config(path: str | Path, overrides: list[str] | tuple[str, ...] = ()) -> TrainConfig:
-    """A :class:`TrainConfig` from a YAML file plus ``key=value`` overrides (dotted keys).
+    """A :class:`TrainConfig` from a YAML file (with its ``base`` files, :func:`read_config_file`)
+    plus ``key=value`` overrides (dotted keys).
 
     Raises:
-        ConfigError: the file is empty or not a YAML mapping, or a key or value is bad.
-        OSError: the file cannot be read.
+        ConfigError: the file or one of its bases is empty or not a YAML mapping, a base is
+            missing or the bases form a cycle (the message names the files), or a key or value
+            is bad.
+        OSError: a file cannot be read.
     """
+    return config_from_dict(_merge(read_config_file(path), overrides))
+
+
+BASE_KEY = "base"
+"""The top-level key of a config file that names the file(s) it inherits from."""
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The mapping of a config file with its bases merged in: fully expanded, no ``base`` key.
+
+    A file may name a base, ``base: ppo_bazar.yaml`` (a path relative to the file's folder), or
+    a list of them, and hold only what it changes. The bases merge in order (a later one wins),
+    then the file's own keys: mappings merge key by key at every depth; any other value, a
+    list or ``null`` included, replaces the base's value whole (``pretrain: null`` puts a
+    section back to its defaults: it comes back as an empty mapping, so that ``--set
+    pretrain.deals=...`` still applies). A base may name bases of its own.
+
+    Raises:
+        ConfigError: a file is empty, not UTF-8 YAML or not a mapping; ``base`` is not a file
+            name or a list of them; a base file does not exist; or the bases form a cycle (the
+            message names the files of the chain).
+        OSError: a file exists but cannot be read.
+    """
+    data = _read_with_bases(Path(path), ())
+    return {k: ({} if v is None and k in _SECTION_NAMES else v) for k, v in data.items()}
+
+
+#: the sections of a config file (mappings of :class:`TrainConfig`'s nested dataclasses)
+_SECTION_NAMES = ("network", "ppo", "rollout", "pool", "pretrain", "eval")
+
+
+def _read_with_bases(path: Path, chain: tuple[Path, ...]) -> dict[str, Any]:
+    data = _read_yaml_mapping(path)
+    bases = data.pop(BASE_KEY, None)
+    if bases is None:
+        return data
+    if isinstance(bases, str):
+        bases = [bases]
+    if not isinstance(bases, list) or not bases or not all(isinstance(b, str) and b for b in bases):
+        raise ConfigError(f"{path}: {BASE_KEY} must be a config file name or a list of them (relative to "
+                          f"{path.parent}), got {bases!r}")
+    here = chain + (path.resolve(),)
+    merged: dict[str, Any] = {}
+    for name in bases:
+        base = (path.parent / name)
+        if base.resolve() in here:
+            loop = " -> ".join(str(p) for p in (*here, base.resolve()))
+            raise ConfigError(f"{path}: {BASE_KEY} {name!r} makes a cycle of config files: {loop}")
+        if not base.is_file():
+            raise ConfigError(f"{path}: {BASE_KEY} {name!r} not found (no file {base})")
+        merged = deep_merge(merged, _read_with_bases(base, here))
+    return deep_merge(merged, data)
+
+
+def _read_yaml_mapping(path: Path) -> dict[str, Any]:
+    """One YAML file's top-level mapping (no bases resolved). ConfigError if it is not one."""
     with open(path, encoding="utf-8") as f:
         try:
             data = yaml.safe_load(f)
-        except yaml.YAMLError as e:
+        except UnicodeDecodeError as e:
+            raise ConfigError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                              "a config file is YAML text") from None
+        except (yaml.YAMLError, ValueError, OverflowError) as e:  # PyYAML's chr() of "\U7fffffff", "\Uffffffff"
             raise ConfigError(f"{path}: not valid YAML: {e}") from None
     if data is None:
         raise ConfigError(f"{path}: the config file is empty (start from configs/ppo_<preset>.yaml)")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a YAML mapping of config keys, got {type(data).__name__}")
-    return config_from_dict(merge_overrides(data, overrides))
+    return data
+
+
+def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``base`` updated by ``over``, a new dict: mappings merge key by key at every depth, any
+    other value of ``over`` (a list, a scalar, ``None``) replaces ``base``'s whole. Neither
+    argument is modified."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def apply_overrides(cfg: TrainConfig, overrides: list[str] | tuple[str, ...] | dict[str, Any]) -> TrainConfig:
-    """A new config with ``key=value`` strings (or a ``{dotted key: value}`` dict) applied."""
-    return config_from_dict(merge_overrides(cfg.to_dict(), overrides))
+    """A new config with ``key=value`` strings (or a ``{dotted key: value}`` dict) applied.
+
+    Raises:
+        ConfigError: an override that is no ``key=value`` string (or a mapping key that is no
+            string), whose value is not valid YAML, or a bad key or value.
+    """
+    return config_from_dict(_merge(cfg.to_dict(), overrides))
+
+
+def _merge(data: dict[str, Any], overrides: Any) -> dict[str, Any]:
+    """``merge_overrides`` with every bad override refused by a ConfigError naming it."""
+    items = list(overrides.keys()) if isinstance(overrides, dict) else list(overrides)
+    for o in items:
+        if not isinstance(o, str):
+            raise ConfigError(f"override {o!r}: expected a 'key=value' string (for example ppo.learning_rate=1e-4)")
+        if not isinstance(overrides, dict):
+            try:
+                merge_overrides({}, [o])
+            except ConfigError:
+                pass  # merge_overrides below names it
+            except (yaml.YAMLError, ValueError, OverflowError) as e:
+                first = (str(e).splitlines() or [type(e).__name__])[0]
+                raise ConfigError(f"override {o!r}: the value is not valid YAML ({first})") from None
+    return merge_overrides(data, overrides)
 
 
 def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
@@ -530,10 +628,10 @@ def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
     if value is None and type(None) in base:
         return None
     if float in base and isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
+        return _float(owner, key, value)
     if float in base and isinstance(value, str):
         try:  # YAML 1.1 reads "1e-3" (no dot) as a string
-            return float(value)
+            return _float(owner, key, float(value))
         except ValueError:
             pass
     if int in base and isinstance(value, int) and not isinstance(value, bool):
@@ -544,13 +642,23 @@ def _coerce(owner: str, key: str, hint: Any, value: Any) -> Any:
         return value
     if str in base and isinstance(value, str):
         return value
-    if typing.get_origin(hint) is Literal and value in args:
+    if typing.get_origin(hint) is Literal and value in list(args):  # a list, not a set: values may be unhashable
         return value
     if typing.get_origin(hint) is Literal:
         want = "one of " + ", ".join(repr(a) for a in args)
     else:
         want = " or ".join(getattr(t, "__name__", str(t)).replace("NoneType", "null") for t in base)
     raise ConfigError(f"{_SECTION.get(owner, owner)}{key}: expected {want}, got {value!r}")
+
+
+def _float(owner: str, key: str, value: int | float) -> float:
+    """``value`` as a float; an int beyond the float range is refused (ConfigError). NaN is
+    left to the fields' own checks, which refuse it."""
+    try:
+        out = float(value)
+    except OverflowError:
+        raise ConfigError(f"{_SECTION.get(owner, owner)}{key}: {value} is too large for a float") from None
+    return out
 
 
 #: the YAML section of each config class, for error messages (``rollout.reward_scale``)
@@ -614,8 +722,10 @@ __all__ = [
     "apply_overrides",
     "config_from_dict",
     "config_reference_markdown",
+    "deep_merge",
     "field_docs",
     "load_config",
+    "read_config_file",
 ]
 
 

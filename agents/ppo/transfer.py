@@ -26,7 +26,7 @@ The target may also be another observation kind of the same preset (``obs_kind``
 ``"observation"`` feature is a feature of ``"observation_voids"``, which adds the public voids
 (16 features on a 4-player preset). Moved with zero rows for the new features, the network
 gives the source's logits and values on every position, and PPO can then learn what the voids
-are worth (configs/ppo_bazar_stage9.yaml). Presets of different seat
+are worth (docs/experiments.md, "Stage 9: stage 4 on the public voids"). Presets of different seat
 counts are refused: their relative-seat pieces would mean different seats. For every target
 observation whose features all map, the moved actor's logits over mapped actions equal the
 source actor's on the same position (``tests/test_transfer.py``). The file is a starting point
