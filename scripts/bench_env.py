@@ -1,7 +1,7 @@
 """Throughput of the env layers, one core: agent steps per second with random masked moves.
 
     python scripts/bench_env.py [--preset bazar] [--engine auto] [--steps 20000] [--batch 4096]
-                                [--json] [--profile]
+                                [--json] [--profile] [--no-vector]
 
 Keys: ``aec_steps_per_s`` (``blot_env.env()`` with PettingZoo's wrapper stack: ``last()``
 with the observation, then ``step``), ``raw_env_steps_per_s`` (the unwrapped env, same loop;
@@ -10,7 +10,15 @@ both with the deal engine of ``--engine``, docs/env.md "Two engines"),
 ``seat_view_us`` and ``encode_us`` (per call), ``batched_steps_per_s``
 (:class:`blot_env.batched.BatchedEngine` with B = ``--batch`` rows: a compiled random legal
 action per row, then ``step``, which returns every row's observation and mask; agent steps =
-rows x steps; numba runs on one thread), and ``peer_<name>_steps_per_s`` for each peer that is
+rows x steps; numba runs on one thread), ``vector_env_steps_per_s`` (learner steps of
+:class:`blot_env.vector.BlotVectorEnv` at B = ``--batch``, random learner actions, random
+opponents at the other side's seats, Gymnasium's defaults: copied observations and final
+observations), ``vector_env_agent_steps_per_s`` (the same run's moves of every seat, the unit of
+``batched_steps_per_s``) and ``vector_env_vs_batched`` (their ratio), ``vector_env_fast_*``
+(the same with ``copy=False, final_obs=False``), ``vector_env_vs_<name>_steps_per_s`` (learner
+steps against each opponent of ``--vector-opponents``), ``sb3_vec_env_steps_per_s`` (learner steps of
+:class:`blot_env.vector.sb3.BlotSB3VecEnv`, when Stable-Baselines3 is installed), and
+``peer_<name>_steps_per_s`` for each peer that is
 installed, with the same random-play loop (a uniformly random legal action, observations
 computed at every step): OpenSpiel bridge and hearts through ``pyspiel`` (observation
 tensors), RLCard's bridge and PettingZoo classic Leduc and Limit Texas hold'em (``pip install
@@ -107,6 +115,33 @@ def bench_batched(preset: str, kind: str, batch: int, steps: int, seed: int = 0)
     return calls * batch / (time.perf_counter() - t0)
 
 
+def bench_vector(preset: str, kind: str, batch: int, steps: int, sb3: bool = False, **kwargs) -> tuple[float, float]:
+    """(learner steps, agent steps) per second of :class:`blot_env.vector.BlotVectorEnv` (or,
+    ``sb3``, of :class:`blot_env.vector.sb3.BlotSB3VecEnv`) at B = ``batch``: random legal learner
+    actions from the engine's sampler, random opponents; compile excluded."""
+    from blot_env.vector import BlotVectorEnv
+
+    if sb3:
+        from blot_env.vector.sb3 import BlotSB3VecEnv
+
+        venv = BlotSB3VecEnv(num_envs=batch, preset=preset, observation_kind=kind, seed=0, **kwargs)
+        env, step = venv.venv, (lambda a: venv.step(a))
+        venv.reset()
+    else:
+        env = BlotVectorEnv(num_envs=batch, preset=preset, observation_kind=kind, **kwargs)
+        step = env.step
+        env.reset(seed=0)
+    for _ in range(3):  # warm up: compile, caches
+        step(env.engine.random_actions().copy())
+    calls = max(steps // batch, 20)
+    moves0 = env.agent_steps
+    t0 = time.perf_counter()
+    for _ in range(calls):
+        step(env.engine.random_actions().copy())  # every env's learner is to act: legal learner moves
+    dt = time.perf_counter() - t0
+    return calls * batch / dt, (env.agent_steps - moves0) / dt
+
+
 def _peer_openspiel(game: str, steps: int, seed: int = 0) -> float:
     """pyspiel directly: chance outcomes sampled, then per decision the acting player's
     observation tensor (the information-state tensor where the game has none, e.g. hearts),
@@ -191,6 +226,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch", type=int, default=4096, help="rows B of the batched engine")
     ap.add_argument("--batched-steps", type=int, default=2_000_000, help="agent steps of the batched measurement")
     ap.add_argument("--no-peers", action="store_true", help="skip the peer environments")
+    ap.add_argument("--no-vector", action="store_true", help="skip the vector envs (blot_env.vector)")
+    ap.add_argument("--vector-steps", type=int, default=1_000_000, help="learner steps of each vector measurement")
+    ap.add_argument("--vector-opponents", default="",
+                    help="comma-separated opponents of BlotVectorEnv to time (names of docs/vector.md "
+                         "'Opponents', e.g. random,L0,rules,ppo): vector_env_vs_<name>_steps_per_s")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--profile", action="store_true", help="cProfile the wrapped AEC loop")
     args = ap.parse_args(argv)
@@ -210,6 +250,30 @@ def main(argv: list[str] | None = None) -> int:
     res["batched_steps_per_s"] = round(max(bench_batched(args.preset, args.kind, args.batch, args.batched_steps)
                                            for _ in r))
     res["batch"] = args.batch
+    if not args.no_vector:
+        for name, kw in (("vector_env", {}), ("vector_env_fast", {"copy": False, "final_obs": False})):
+            ls, ags = max(bench_vector(args.preset, args.kind, args.batch, args.vector_steps, **kw) for _ in r)
+            res[f"{name}_steps_per_s"] = round(ls)
+            res[f"{name}_agent_steps_per_s"] = round(ags)
+            res[f"{name}_vs_batched"] = round(ags / res["batched_steps_per_s"], 3)
+        if args.vector_opponents:
+            try:
+                import torch  # a policy-file opponent's forward passes: one thread, as the engine
+            except ImportError:
+                pass
+            else:
+                torch.set_num_threads(1)
+        for name in filter(None, args.vector_opponents.split(",")):
+            ls, _ = max(bench_vector(args.preset, args.kind, args.batch, args.vector_steps, opponents=name)
+                        for _ in r)
+            res[f"vector_env_vs_{name}_steps_per_s"] = round(ls)
+        try:
+            import stable_baselines3  # noqa: F401
+        except ImportError:
+            pass
+        else:
+            res["sb3_vec_env_steps_per_s"] = round(max(bench_vector(args.preset, args.kind, args.batch,
+                                                                    args.vector_steps, sb3=True)[0] for _ in r))
     if not args.no_peers:
         res.update(bench_peers(args.steps, len(r)))
     sv, en = min(bench_observation(cfg, args.kind) for _ in r)

@@ -28,9 +28,9 @@ from blot_env.rules_config import make_rules  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 TINY = REPO / "configs" / "ppo_tiny.yaml"
-#: the trained bazar policy these tests start from, the one their margins were measured with (the
-#: stage-10 policy, shipped when they were written; docs/training.md "Stage 10")
-START = REPO / "docs" / "results" / "ppo_bazar_stage10" / "policy.pt"
+#: the trained bazar policy these tests start from, the one their margins were measured with: the
+#: stage-10 policy (shipped when they were written; docs/experiments.md), kept as test data
+START = REPO / "tests" / "data" / "ppo_bazar_stage10.pt"
 
 
 def _script():

@@ -23,7 +23,7 @@ from agents.ppo.config import (  # noqa: E402
     load_config,
 )
 from agents.ppo.distributions import MaskedCategorical  # noqa: E402
-from agents.ppo.rollout import EngineVector, compute_gae  # noqa: E402
+from agents.ppo.rollout import compute_gae  # noqa: E402
 from agents.ppo.trainer import PPOTrainer  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
 from blot_env.errors import ConfigError  # noqa: E402
@@ -115,12 +115,14 @@ def test_gae_interleaved_trajectories_match_separate_ones():
     np.testing.assert_allclose(ret, adv + val, atol=1e-6)
 
 
-# --------------------------------------------------------------------------- engine vector
+# --------------------------------------------------------------------------- the deal vector (blot_env.vector)
 
 
-def test_engine_vector_rewards_are_deal_score_differences():
+def test_reference_vector_rewards_are_deal_score_differences():
+    from blot_env.vector import SelfPlayVector
+
     rules = make_rules("bazar")
-    vec = EngineVector(rules, ObservationEncoder(rules, "observation"), 3)
+    vec = SelfPlayVector(rules, ObservationEncoder(rules, "observation"), 3, engine="reference")
     rng = np.random.default_rng(3)
     out = vec.reset([0, 1, 2], rng)
     finished = 0
@@ -142,16 +144,16 @@ def test_engine_vector_rewards_are_deal_score_differences():
 
 @pytest.mark.parametrize("preset", ["bazar", "duel"])
 def test_batched_vector_matches_a_reference_replay(preset):
-    """BatchedVector against reference states replayed from the same cards and actions: the
-    views baseline agents read, the masks, the rewards (score differences of the reference
-    result) and the idle rows after each deal."""
-    from agents.ppo.rollout import BatchedVector
+    """The trainer's batched deal vector against reference states replayed from the same cards
+    and actions: the views baseline agents read, the masks, the rewards (score differences of
+    the reference result) and the idle rows after each deal."""
     from blot_env.batched import _layout as L
     from blot_env.engine import new_deal
+    from blot_env.vector import SelfPlayVector
 
     rules = make_rules(preset)
     n = rules.num_players
-    vec = BatchedVector(rules, "observation", 4)
+    vec = SelfPlayVector(rules, "observation", 4)
     rng = np.random.default_rng(5)
     out = vec.reset([0, 1, 2], rng)
     assert not out.done.any() and not out.rewards.any() and out.seat[3] == -1

@@ -29,9 +29,9 @@ from blot_env.state import Phase  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-#: the trained bazar policy these tests start from, the one their margins were measured with (the
-#: stage-10 policy, shipped when they were written; docs/training.md "Stage 10")
-START = str(REPO / "docs" / "results" / "ppo_bazar_stage10" / "policy.pt")
+#: the trained bazar policy these tests start from, the one their margins were measured with: the
+#: stage-10 policy (shipped when they were written; docs/experiments.md), kept as test data
+START = str(REPO / "tests" / "data" / "ppo_bazar_stage10.pt")
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Decisions of an agent and values of its actions: what behaviour cloning and the light search read.
 
 :func:`collect_demonstrations` plays a baseline in every seat of random deals (stepped in
-lockstep by :class:`~agents.ppo.rollout.EngineVector`) and keeps each decision with more than
+lockstep by :class:`blot_env.vector.SelfPlayVector` on the reference engine) and keeps each decision with more than
 one legal action; with ``dd_values`` or ``rollout_values`` it also keeps each legal card's
 value (exact double-dummy solves, or rollouts of the agent's own network: :func:`rollout_rows`).
 :func:`dd_losses` compares a choice with the best card by those values. The training on these
@@ -23,12 +23,13 @@ from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig
 from blot_env.scoring import side_score_difference
 from blot_env.state import Phase
+from blot_env.vector import SelfPlayVector
 from blot_env.view import seat_view
 
 from ..base import reset_agent
 from .distributions import MaskedCategorical
 from .network import ActorCritic
-from .rollout import AgentFactory, EngineVector
+from .rollout import AgentFactory
 
 
 def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, num_deals: int, num_envs: int,
@@ -71,7 +72,7 @@ def collect_demonstrations(rules: RulesConfig, encoder: Any, agent_name: str, nu
     if rollout_worlds < 0 or (rollout_worlds and not rollout_values):
         raise ConfigError(f"rollout_worlds must be 0, or > 0 with rollout_values; got {rollout_worlds!r}")
     n = rules.num_players
-    vec = EngineVector(rules, encoder, num_envs)
+    vec = SelfPlayVector(rules, encoder, num_envs, engine="reference")
     agents = [[agent_factory(agent_name, rules, seed + 97 * e + s) for s in range(n)] for e in range(num_envs)]
     if rollout_values:
         check_rollout_agent(agents[0][0], agent_name)

@@ -1,7 +1,7 @@
 """Optional warm start before PPO: imitate a baseline agent (behaviour cloning) and fit the critic.
 
 The baseline (``PretrainConfig.agent``, an agents.registry name) plays every seat of
-``PretrainConfig.deals`` random deals, stepped in lockstep by :class:`EngineVector`; for each
+``PretrainConfig.deals`` random deals, stepped in lockstep by :class:`blot_env.vector.SelfPlayVector`; for each
 decision with more than one legal action we keep the acting seat's observation, mask and
 action, and the seat's deal reward (the same reward as in PPO, so the critic learns the
 baseline's value). The actor minimises the masked cross-entropy to the baseline's actions,

@@ -1,11 +1,10 @@
 """Rollouts: N deals stepped in lockstep, per-seat trajectories, an opponent pool, and GAE.
 
-The stepping of the deals sits behind one interface (``reset`` / ``step`` / ``privileged``
-with fixed-shape arrays): :class:`BatchedVector` over the compiled
-:class:`blot_env.batched.BatchedEngine` (``rollout.engine: batched``, the default) or
-:class:`EngineVector` over a Python list of reference states (``rollout.engine: reference``).
-Both give the observation as ``uint8`` numerators (``ObservationEncoder.quantum``), which the
-network turns into values.
+The deals are stepped by the public multi-agent vector :class:`blot_env.vector.SelfPlayVector`
+(``reset`` / ``step`` / ``privileged`` with fixed-shape arrays) over the compiled
+:class:`blot_env.batched.BatchedEngine` (``rollout.engine: batched``, the default) or a Python
+list of reference states (``rollout.engine: reference``). Both give the observation as
+``uint8`` numerators (``ObservationEncoder.quantum``), which the network turns into values.
 
 Trajectories are **per seat**: a learner seat's next state is its own next decision, and
 the deal's reward goes to each seat's last decision of the deal. The reward of a seat is
@@ -24,21 +23,17 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
 
-from blot_env.actions import layout_for
-from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal
 from blot_env.errors import ConfigError
-from blot_env.observation import privileged_features, privileged_size
+from blot_env.observation import privileged_size
 from blot_env.rules_config import RulesConfig
-from blot_env.scoring import DealResult, side_score_difference
-from blot_env.state import State
-from blot_env.view import SeatView, seat_view
+from blot_env.vector import SelfPlayVector
 
 from ..base import reset_agent
 from .config import PoolConfig, RolloutConfig
@@ -49,177 +44,6 @@ LEARNER = -1
 
 AgentFactory = Callable[[str, Any, int], Any]
 """``factory(name, preset_or_rules, seed) -> agent`` with ``act(view, rng)`` (agents.registry.make_agent)."""
-
-
-# --------------------------------------------------------------------------- engine vector
-
-
-class VecStep(NamedTuple):
-    """What :class:`BatchedVector` and :class:`EngineVector` return after ``reset``/``step``
-    (N = ``num_envs``, n = seats).
-
-    ``obs uint8[N, D]`` (numerators, see the module doc) and ``mask bool[N, A]``: the acting
-    seat's observation and legal actions (stale rows where ``seat == -1``); ``seat int64[N]``:
-    seat to act, -1 for an env with no deal in progress; ``rewards float32[N, n]``: per seat,
-    own side's deal score minus the opponents' (score-sheet units, unscaled) for deals that
-    ended at this step, else 0; ``done bool[N]``: a deal ended at this step;
-    ``passed_out bool[N]``: it ended passed out.
-    """
-
-    obs: np.ndarray
-    mask: np.ndarray
-    seat: np.ndarray
-    rewards: np.ndarray
-    done: np.ndarray
-    passed_out: np.ndarray
-
-
-class EngineVector:
-    """``num_envs`` deals of one rules config stepped in lockstep (a Python list of states).
-
-    An env with a finished deal stays idle (``seat == -1``) until ``reset`` deals it a new
-    one, so a caller can stop on deal boundaries. ``views[e]`` is the acting seat's
-    :class:`SeatView` (baseline agents read it).
-    """
-
-    def __init__(self, rules: RulesConfig, encoder: Any, num_envs: int):
-        self.rules, self.encoder, self.num_envs = rules, encoder, num_envs
-        self.num_seats = rules.num_players
-        self.num_actions = layout_for(rules).num_actions
-        self.states: list[State | None] = [None] * num_envs
-        self.views: list[SeatView | None] = [None] * num_envs
-        self.results: list[Any] = [None] * num_envs
-        """Per env: the DealResult of its last finished deal."""
-        self.obs = np.zeros((num_envs, encoder.size), dtype=np.uint8)
-        self.mask = np.zeros((num_envs, self.num_actions), dtype=bool)
-        self.seat = np.full(num_envs, -1, dtype=np.int64)
-
-    def _refresh(self, e: int) -> None:
-        s = self.states[e]
-        seat = current_seat(s)
-        v = seat_view(s, seat)
-        self.views[e] = v
-        self.seat[e] = seat
-        self.obs[e] = self.encoder.quantize(self.encoder.encode(v))
-        self.mask[e] = False
-        self.mask[e, list(v.legal)] = True
-
-    def _out(self, rewards: np.ndarray, done: np.ndarray, passed: np.ndarray) -> VecStep:
-        return VecStep(self.obs, self.mask, self.seat, rewards, done, passed)
-
-    def _zeros(self) -> VecStep:
-        return self._out(np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool),
-                         np.zeros(self.num_envs, bool))
-
-    def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
-        """Deal new random deals (random dealer) in ``envs``, drawing cards from ``rng``."""
-        for e in envs:
-            dealer = int(rng.integers(self.num_seats))
-            self.states[e] = deal_random(self.rules, rng, dealer)
-            self._refresh(e)
-        return self._zeros()
-
-    def step(self, actions: np.ndarray) -> VecStep:
-        """Apply ``actions int64[N]`` in every env with a deal in progress (others are ignored).
-
-        Raises:
-            IllegalActionError: an action is not legal for the seat to act.
-        """
-        rewards = np.zeros((self.num_envs, self.num_seats), np.float32)
-        done = np.zeros(self.num_envs, bool)
-        passed = np.zeros(self.num_envs, bool)
-        for e in np.flatnonzero(self.seat >= 0):
-            s = apply_action(self.states[e], int(actions[e]))
-            self.states[e] = s
-            if is_terminal(s):
-                res = deal_result(s)
-                self.results[e] = res
-                for seat in range(self.num_seats):
-                    rewards[e, seat] = side_score_difference(res.score, seat)
-                done[e] = True
-                passed[e] = res.contract is None
-                self.seat[e] = -1
-                self.views[e] = None
-            else:
-                self._refresh(e)
-        return self._out(rewards, done, passed)
-
-    def privileged(self, envs: np.ndarray) -> np.ndarray:
-        """``uint8[len(envs), P]``: the acting seats' hidden features
-        (:func:`blot_env.observation.privileged_features`)."""
-        return np.stack([privileged_features(self.states[e], int(self.seat[e])) for e in envs]) if len(envs) else \
-            np.zeros((0, privileged_size(self.rules.num_players)), np.uint8)
-
-
-class BatchedVector:
-    """:class:`EngineVector`'s interface over :class:`blot_env.batched.BatchedEngine` (compiled).
-
-    The engine runs with ``autoreset=False`` and ``obs_dtype="uint8"``: a finished row goes
-    idle (``seat == -1``, a mask allowing action 0 only) until :meth:`reset` deals it again.
-    Each deal is shuffled from a key drawn from the ``rng`` given to :meth:`reset` (so the
-    trainer's generator, saved in its checkpoints, stays the only source of randomness and
-    resumes exactly). ``views[e]`` and ``results[e]`` are built on demand from the row (only
-    baseline agents and statistics read them).
-    """
-
-    def __init__(self, rules: RulesConfig, kind: str, num_envs: int) -> None:
-        from blot_env.batched import BatchedEngine
-
-        self.rules, self.num_envs = rules, num_envs
-        self.num_seats = rules.num_players
-        self.eng = BatchedEngine(rules=rules, num_envs=num_envs, obs_kind=kind, seed=0, autoreset=False,
-                                 obs_dtype="uint8")
-        self.eng.release_rows(np.arange(num_envs))
-        self.num_actions = self.eng.num_actions
-        self.obs = self.eng.buffers().obs
-        self.views = _RowViews(self.eng)
-        self.results = _RowResults(self.eng)
-
-    def _out(self, b, zero: bool = False) -> VecStep:
-        if zero:
-            return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat,
-                           np.zeros((self.num_envs, self.num_seats), np.float32), np.zeros(self.num_envs, bool),
-                           np.zeros(self.num_envs, bool))
-        return VecStep(b.obs, b.action_mask.view(np.bool_), b.seat, b.reward, b.done, b.done & (b.result[:, 0] < 0))
-
-    def reset(self, envs: Sequence[int], rng: np.random.Generator) -> VecStep:
-        """Deal new deals in ``envs``, each shuffled from a key drawn from ``rng``; like
-        :meth:`EngineVector.reset`, the returned rewards and done flags are zeros."""
-        envs = np.asarray(envs, dtype=np.int64)
-        keys = rng.integers(0, np.iinfo(np.int64).max, size=envs.size, dtype=np.int64).astype(np.uint64)
-        return self._out(self.eng.reset_rows(envs, keys), zero=True)
-
-    def step(self, actions: np.ndarray) -> VecStep:
-        """Apply ``actions int64[N]`` in every busy row (idle rows ignore theirs)."""
-        return self._out(self.eng.step(actions))
-
-    def privileged(self, envs: np.ndarray) -> np.ndarray:
-        """``uint8[len(envs), P]`` hidden features of the acting seats (``BatchedEngine.privileged``)."""
-        return self.eng.privileged(envs)
-
-
-class _RowViews:
-    def __init__(self, eng):
-        self.eng = eng
-
-    def __getitem__(self, e: int) -> SeatView:
-        return seat_view(self.eng.state(int(e)), int(self.eng.buffers().seat[e]))
-
-
-class _RowResults:
-    def __init__(self, eng):
-        self.eng = eng
-
-    def __getitem__(self, e: int) -> DealResult | None:
-        return self.eng.deal_result(int(e))
-
-
-def make_vector(rules: RulesConfig, encoder: Any, num_envs: int,
-                engine: str = "batched") -> BatchedVector | EngineVector:
-    """The deal vector of the collector: :class:`BatchedVector` or :class:`EngineVector`."""
-    if engine == "batched":
-        return BatchedVector(rules, encoder.kind, num_envs)
-    return EngineVector(rules, encoder, num_envs)
 
 
 # --------------------------------------------------------------------------- opponent pool
@@ -430,7 +254,7 @@ class RolloutCollector:
     def __init__(self, rules: RulesConfig, encoder: Any, cfg: RolloutConfig, pool: OpponentPool,
                  pool_cfg: PoolConfig, privileged: bool = False, device: torch.device | str = "cpu"):
         self.rules, self.cfg, self.pool, self.pool_cfg = rules, cfg, pool, pool_cfg
-        self.vec = make_vector(rules, encoder, cfg.num_envs, cfg.engine)
+        self.vec = SelfPlayVector(rules, encoder, cfg.num_envs, cfg.engine)
         self.n = rules.num_players
         self.privileged = privileged
         self.device = torch.device(device)
@@ -689,12 +513,9 @@ def _gae_kernel():
 __all__ = [
     "LEARNER",
     "AgentFactory",
-    "BatchedVector",
-    "EngineVector",
     "OpponentPool",
     "PoolMember",
     "Rollout",
     "RolloutCollector",
-    "VecStep",
     "compute_gae",
 ]

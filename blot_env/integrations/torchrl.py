@@ -18,17 +18,26 @@ Turn-based data need one more step before TorchRL's losses: :func:`acting_transi
 for each step, only the agent that acted and attaches its Monte-Carlo return (the sum of its
 own rewards to the end of the episode), which is what integrations/torchrl/masked_ppo.py
 trains on with TorchRL's ``ClipPPOLoss`` and ``MaskedCategorical``.
+
+:class:`BlotBatchedEnv` is the batched alternative: the batched engine
+(:class:`blot_env.batched.BatchedEngine`, through :class:`blot_env.vector.BlotVectorEnv`) as a
+TorchRL ``EnvBase`` with ``batch_size=[B]``, one learner side against opponents, an
+``"action_mask"`` entry for ``torchrl.modules.MaskedCategorical`` (docs/vector.md "TorchRL").
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 from tensordict import TensorDict, TensorDictBase
+from torchrl.data import Binary, Bounded, Categorical, Composite, Unbounded
+from torchrl.envs import EnvBase
 from torchrl.envs.libs.pettingzoo import PettingZooWrapper
 
 from blot_env.env import env as blot_aec_env
+from blot_env.vector import BlotVectorEnv
 
 
 def team_group_map(num_players: int) -> dict[str, list[str]]:
@@ -110,4 +119,113 @@ def acting_transitions(batch: TensorDictBase, group_map: dict[str, list[str]],
     return TensorDict({k: v[order] for k, v in cat.items()}, batch_size=[len(order)])
 
 
-__all__ = ["acting_agent", "acting_transitions", "make_env", "team_group_map"]
+class BlotBatchedEnv(EnvBase):
+    """B deals on :class:`blot_env.batched.BatchedEngine` as a TorchRL ``EnvBase``, ``batch_size=[B]``.
+
+    Runs :class:`blot_env.vector.BlotVectorEnv` (same learner seats, opponents, rewards and
+    episodes; docs/vector.md) and speaks TorchRL's protocol: ``step`` returns the last
+    observation of an episode that ends (``("next", "done")`` set) and a following
+    ``reset`` (``rollout`` and ``step_and_maybe_reset`` pass ``"_reset"``) starts the next
+    one, which the vector env has already dealt, so a partial reset costs nothing.
+
+    Args:
+        num_envs: B.
+        preset: the rules preset.
+        seed: seed of the first reset (``set_seed`` sets the next one).
+        device: where the tensors are put (the engine runs on the CPU).
+        **kwargs: :class:`~blot_env.vector.BlotVectorEnv`'s arguments (``seats``,
+            ``opponents``, ``episode``, ``observation_kind``, ``reward_scale`` ...).
+
+    Tensordict entries (B envs, D observation entries, A actions): ``"observation"``
+    ``float32[B, D]``, ``"action_mask"`` ``bool[B, A]`` (legal actions of the learner seat
+    to act; all False in a final observation), ``"action"`` ``int64[B]`` (an action id,
+    ``Categorical(A)`` whose mask follows the legal actions, so ``rand_action`` plays legal
+    moves), ``("next", "reward")`` ``float32[B, 1]`` (score-sheet units times
+    ``reward_scale``), ``"done"``/``"terminated"``/``"truncated"`` ``bool[B, 1]``.
+    ``torchrl.modules.MaskedCategorical(logits=..., mask=td["action_mask"])`` samples legal
+    actions.
+
+    Raises:
+        ConfigError: a bad argument of the vector env; IllegalActionError (``step``): an
+            action that is not legal (env, action, seat, rule).
+    """
+
+    def __init__(self, num_envs: int = 64, preset: str = "bazar", seed: int | None = None,
+                 device: torch.device | str = "cpu", **kwargs: Any) -> None:
+        venv = BlotVectorEnv(num_envs=num_envs, preset=preset, final_obs=True, copy=True, **kwargs)
+        B, D, A = venv.num_envs, venv.obs_size, venv.num_actions
+        super().__init__(batch_size=torch.Size([B]), device=device)
+        self.venv = venv
+        hi = torch.as_tensor(venv.single_observation_space["observation"].high).expand(B, D).clone()
+        self.observation_spec = Composite(
+            observation=Bounded(low=torch.zeros(B, D), high=hi, shape=(B, D), dtype=torch.float32, device=device),
+            action_mask=Binary(n=A, shape=(B, A), dtype=torch.bool, device=device),
+            shape=(B,), device=device)
+        self.action_spec = Categorical(n=A, shape=(B,), dtype=torch.int64, device=device)
+        self.reward_spec = Unbounded(shape=(B, 1), dtype=torch.float32, device=device)
+        self.done_spec = Composite(
+            done=Categorical(n=2, shape=(B, 1), dtype=torch.bool, device=device),
+            terminated=Categorical(n=2, shape=(B, 1), dtype=torch.bool, device=device),
+            truncated=Categorical(n=2, shape=(B, 1), dtype=torch.bool, device=device),
+            shape=(B,), device=device)
+        self._seed = seed
+        self._started = False
+        self._pending = np.zeros(B, dtype=bool)  # envs whose next episode is dealt but not shown yet
+        self._obs: dict[str, np.ndarray] | None = None  # the vector env's current observations
+
+    def _tensors(self, obs: np.ndarray, mask: np.ndarray) -> dict[str, torch.Tensor]:
+        return {"observation": torch.from_numpy(obs).to(self.device),
+                "action_mask": torch.from_numpy(mask).to(self.device)}
+
+    def _flags(self, term: np.ndarray, trunc: np.ndarray) -> dict[str, torch.Tensor]:
+        t = torch.from_numpy(term.reshape(-1, 1)).to(self.device)
+        u = torch.from_numpy(trunc.reshape(-1, 1)).to(self.device)
+        return {"done": t | u, "terminated": t, "truncated": u}
+
+    def _reset(self, tensordict: TensorDictBase | None = None, **kwargs: Any) -> TensorDictBase:
+        B = self.venv.num_envs
+        reset = None if tensordict is None else tensordict.get("_reset", None)
+        if reset is None or not self._started:
+            obs, _ = self.venv.reset(seed=self._seed)
+            self._seed = None
+            self._started = True
+            self._pending[:] = False
+            self._obs = obs
+        else:
+            rows = reset.reshape(B).cpu().numpy()
+            fresh = rows & ~self._pending  # mid-episode: abandon it and start another
+            if fresh.any():
+                self._obs, _ = self.venv.reset(options={"reset_mask": fresh})
+            self._pending[rows] = False
+        mask = self._obs["action_mask"].astype(bool)
+        self.action_spec.update_mask(torch.from_numpy(mask).to(self.device))
+        zeros = np.zeros(B, dtype=bool)
+        return TensorDict({**self._tensors(self._obs["observation"], mask), **self._flags(zeros, zeros)},
+                          batch_size=self.batch_size, device=self.device)
+
+    def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
+        actions = tensordict.get("action").reshape(-1).cpu().numpy()
+        obs, rew, term, trunc, info = self.venv.step(actions)
+        self._obs = obs
+        done = term | trunc
+        shown_obs = obs["observation"]
+        shown_mask = obs["action_mask"].astype(bool)
+        if done.any():  # show the episodes' last observations; the next ones wait for reset
+            shown_obs, shown_mask = shown_obs.copy(), shown_mask.copy()
+            for e in np.flatnonzero(done):
+                final = info["final_obs"][e]
+                shown_obs[e] = final["observation"]
+                shown_mask[e] = final["action_mask"].astype(bool)
+            self._pending |= done
+        self.action_spec.update_mask(torch.from_numpy(shown_mask | done[:, None]).to(self.device))
+        out = {**self._tensors(shown_obs, shown_mask), **self._flags(term, trunc),
+               "reward": torch.from_numpy(rew.astype(np.float32).reshape(-1, 1)).to(self.device)}
+        return TensorDict(out, batch_size=self.batch_size, device=self.device)
+
+    def _set_seed(self, seed: int | None) -> None:
+        """The seed of the next full reset (the deals, the random opponents)."""
+        self._seed = seed
+        self._started = False
+
+
+__all__ = ["BlotBatchedEnv", "acting_agent", "acting_transitions", "make_env", "team_group_map"]
