@@ -202,6 +202,51 @@ def test_chunks_give_every_worker_boards():
     assert chunk_size(3, 1) == 2
 
 
+def test_boards_that_start_later_keep_their_index():
+    """``start_index`` keys the agents' generators: boards 5.. of a suite played from a slice
+    equal those boards of the whole run, in this process and on two workers alike."""
+    cfg = make_rules("bazar")
+    deals = load_suite("bazar", "dev")[:8]
+    whole = evaluate("random", "random", cfg, deals, seed=4, factory=make_agent)
+    for workers in (1, 2):
+        late = evaluate("random", "random", cfg, deals[5:], seed=4, start_index=5, workers=workers,
+                        factory=make_agent)
+        assert [b.index for b in late.boards] == [5, 6, 7]
+        assert [b.delta for b in late.boards] == [b.delta for b in whole.boards[5:]]
+
+
+class InterruptOnThirdBoard(RulesAgent):
+    """Sends this process a Ctrl-C (SIGINT) during its third board."""
+
+    name = "interrupter"
+
+    def __init__(self):
+        super().__init__()
+        self.tables = 0
+
+    def reset(self):
+        self.tables += 1
+
+    def act(self, view, rng):
+        if self.tables == 5:
+            import signal
+
+            self.tables += 1
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().act(view, rng)
+
+
+def test_ctrl_c_in_process_stops_evaluate_and_gives_the_handler_back():
+    """A Ctrl-C during in-process boards abandons the board in flight and raises
+    KeyboardInterrupt (evaluate keeps nothing); the caller's SIGINT handler is back after."""
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
+    with pytest.raises(KeyboardInterrupt, match="stopped after 2 of 6 boards"):
+        evaluate(InterruptOnThirdBoard(), "random", "bazar", load_suite("bazar", "dev")[:6], factory=make_agent)
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 class PidRules(RulesAgent):
     """Rules whose name is the process that plays it: the timing's keys show the workers used.
     It waits 5 ms a decision (about 1 s a task), so that a worker slow to start on a loaded

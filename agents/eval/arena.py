@@ -1,22 +1,12 @@
 """Duplicate evaluation (docs/evaluation.md): boards from frozen deal suites, each played twice
 with the sides swapped, and the metrics reported together.
 
-A **board** is one deal (dealer, hands, stock) played at two tables. 4 players: the
-candidate sits in seats 0/2 at table 1 and in seats 1/3 at table 2; 2 players: seat 0,
-then seat 1. Mixed mode (4 players): the candidate plays with a copy of the baseline as
-partner against two copies of the baseline; at table 1 it sits in seat ``k`` and at table 2
-in seat ``k + 1``, with ``k = 0`` on even boards and ``k = 2`` on odd ones, so it visits all
-four seats. The board score of the candidate is
-``delta = (A - B at table 1) + (A - B at table 2)`` in score-sheet units (table points for
-the Armenian presets, raw points for belote), A being the candidate's side.
-
-* A table whose auction is passed out scores 0 for both sides (``blot_env.scoring``'s
-  passed-out result); the board is **not** re-dealt, as a passed-out board scores in
-  duplicate bridge. So passing cannot throw away the boards one would lose: a side that
-  passes where the other table bids and makes gives that score away.
-* Each seat's agent gets its own generator keyed by ``(seed, board, seat)``; the key is the
-  same at both tables, so a stochastic agent playing itself gives delta 0 too.
-* Every agent's ``reset()`` is called before each table.
+A **board** (:mod:`agents.eval.boards`, which this module re-exports) is one deal played at
+two tables with the sides swapped; a passed-out table scores 0 and the board is not
+re-dealt, so passing cannot throw away the boards one would lose: a side that passes where
+the other table bids and makes gives that score away. The boards run on the one engine of
+:mod:`agents.eval.board_pool` (this process, local processes or a Ray cluster);
+:func:`evaluate` keeps them in memory, ``blot-eval --save`` appends each to a save file.
 
 Metrics (:func:`summarize`): mean board score per deal (``delta / 2``) with a 95% t
 interval, board win rate (ties count one half) with a Wilson interval, duplicate match
@@ -35,28 +25,21 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from blot_env.actions import layout_for
-from blot_env.cards import parse_cards
-from blot_env.engine import apply_action, current_seat, deal_result, is_terminal, new_deal
 from blot_env.match import after_deal, new_match
 from blot_env.rules_config import RulesConfig, make_rules
-from blot_env.scoring import DealResult
-from blot_env.state import Contract, Phase, State
-from blot_env.view import seat_view
+from blot_env.state import Contract
 
-from ..base import Agent, reset_agent
+from ..base import Agent
 from . import stats
+from .boards import BoardResult, TableResult, Timing, deal_state, play_board, play_table, seatings
 
 SUITE_DIR = Path(__file__).resolve().parent.parent / "data" / "suites"
 SPLITS = {"dev": 2000, "test": 10000}
@@ -76,171 +59,37 @@ def load_suite(preset: str, split: str = "test", directory: Path | str | None = 
 
     Raises:
         FileNotFoundError: no such suite (generate it with ``python scripts/make_suites.py``).
-        ValueError: the file is not a JSON list of deal objects.
+        ValueError: the file is not gzip (``.json.gz``), not UTF-8 JSON text, or not a JSON
+            list of deal objects (the message names the file).
+        OSError: the file cannot be read.
     """
     p = suite_path(preset, split, directory)
-    if not p.exists():
-        gz = p.with_suffix(".json.gz")
-        if gz.exists():
-            import gzip
+    where = p
+    try:
+        if not p.exists():
+            gz = where = p.with_suffix(".json.gz")
+            if gz.exists():
+                import gzip
+                import zlib
 
-            text = gzip.decompress(gz.read_bytes()).decode("utf-8")
+                try:
+                    raw = gzip.decompress(gz.read_bytes())
+                except (OSError, EOFError, zlib.error) as e:
+                    raise ValueError(f"{gz}: not a readable gzip file ({e})") from None
+            else:
+                known = sorted(x.name for x in Path(directory or SUITE_DIR).glob("*.json"))
+                raise FileNotFoundError(f"no deal suite {p} (run scripts/make_suites.py); present: {', '.join(known)}")
         else:
-            known = sorted(x.name for x in Path(directory or SUITE_DIR).glob("*.json"))
-            raise FileNotFoundError(f"no deal suite {p} (run scripts/make_suites.py); present: {', '.join(known)}")
-    else:
-        text = p.read_text(encoding="utf-8")
-    deals = json.loads(text)
+            raw = p.read_bytes()
+        deals = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{where}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); "
+                         "a deal suite is a JSON list") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
     if not isinstance(deals, list) or not all(isinstance(d, dict) and "hands" in d and "dealer" in d for d in deals):
-        raise ValueError(f"{p}: expected a JSON list of {{'dealer', 'hands', 'stock'}} objects")
+        raise ValueError(f"{where}: expected a JSON list of {{'dealer', 'hands', 'stock'}} objects")
     return deals
-
-
-def deal_state(cfg: RulesConfig, deal: dict) -> State:
-    """The initial state of a suite deal (the ``dealer``/``hands``/``stock`` of a deal record).
-
-    Raises:
-        ValueError: the cards do not form a deal of ``cfg`` (wrong counts, duplicates, ...).
-    """
-    from blot_env.variants import hands_from_record
-
-    parsed = [parse_cards(h) for h in deal["hands"]]
-    stock = parse_cards(deal.get("stock", "") or "")
-    masks, stock_ids, extra = hands_from_record(cfg, parsed, stock)
-    if extra:
-        return new_deal(cfg, int(deal["dealer"]), masks, stock_ids, extra)
-    return new_deal(cfg, int(deal["dealer"]), masks, stock_ids)
-
-
-# ---------------------------------------------------------------------------- tables
-
-
-@dataclass
-class Timing:
-    """Seconds spent in ``act`` and number of decisions, per agent name."""
-
-    seconds: dict[str, float] = field(default_factory=dict)
-    decisions: dict[str, int] = field(default_factory=dict)
-
-    def add(self, name: str, dt: float) -> None:
-        self.seconds[name] = self.seconds.get(name, 0.0) + dt
-        self.decisions[name] = self.decisions.get(name, 0) + 1
-
-    def merge(self, other: Timing) -> None:
-        for k, v in other.seconds.items():
-            self.seconds[k] = self.seconds.get(k, 0.0) + v
-            self.decisions[k] = self.decisions.get(k, 0) + other.decisions[k]
-
-    def per_decision(self) -> dict[str, float]:
-        return {k: self.seconds[k] / max(1, self.decisions[k]) for k in self.seconds}
-
-
-@dataclass(frozen=True)
-class TableResult:
-    """One table of a board, seen from the candidate's side ``side`` (0 or 1)."""
-
-    side: int
-    result: DealResult
-    contra_seat: int
-    """Seat that said contra (-1 none)."""
-    recontra_seat: int
-
-    @property
-    def passed_out(self) -> bool:
-        return self.result.contract is None
-
-    @property
-    def diff(self) -> int:
-        """Candidate side's score minus the other side's."""
-        s = self.result.score
-        return s[self.side] - s[1 - self.side]
-
-
-@dataclass(frozen=True)
-class BoardResult:
-    """A board: its index and its two tables (table 1, then table 2)."""
-
-    index: int
-    tables: tuple[TableResult, ...]
-    deal: dict | None = None
-    """The suite deal both tables played."""
-
-    @property
-    def delta(self) -> int:
-        """The candidate's board score: the sum of its side's difference at both tables
-        (score-sheet units; a passed-out table adds 0)."""
-        return sum(t.diff for t in self.tables)
-
-    @property
-    def passed_out(self) -> int:
-        """Tables of the board whose auction was passed out (0, 1 or 2)."""
-        return sum(t.passed_out for t in self.tables)
-
-
-def play_table(state: State, agents: Sequence[Agent], rngs: Sequence[np.random.Generator],
-               timing: Timing | None = None) -> tuple[State, int, int]:
-    """Play a deal to the end; ``agents[seat]`` acts for each seat with ``rngs[seat]``.
-
-    Returns the final state and the seats that said contra / recontra (-1 if none).
-
-    Raises:
-        IllegalActionError: an agent returned an illegal action (the engine names it).
-    """
-    lay = layout_for(state.cfg)
-    contra = recontra = -1
-    while not is_terminal(state):
-        seat = current_seat(state)
-        view = seat_view(state, seat)
-        agent = agents[seat]
-        t0 = time.perf_counter()
-        a = int(agent.act(view, rngs[seat]))
-        if timing is not None:
-            timing.add(agent.name, time.perf_counter() - t0)
-        if state.phase == Phase.AUCTION:
-            block = lay.block_of[a] if 0 <= a < lay.num_actions else ""
-            if block == "CONTRA":
-                contra = seat
-            elif block == "RECONTRA":
-                recontra = seat
-        state = apply_action(state, a)
-    return state, contra, recontra
-
-
-def seatings(n: int, index: int, mixed: bool) -> tuple[tuple[tuple[bool, ...], int], ...]:
-    """Per table: (is-candidate flag per seat, candidate's side) for board ``index``."""
-    if n == 2:
-        return ((True, False), 0), ((False, True), 1)
-    if not mixed:
-        return ((True, False, True, False), 0), ((False, True, False, True), 1)
-    k = 0 if index % 2 == 0 else 2
-    t1 = tuple(s == k for s in range(4))
-    t2 = tuple(s == (k + 1) % 4 for s in range(4))
-    return (t1, k % 2), (t2, (k + 1) % 2)
-
-
-def play_board(cfg: RulesConfig, deal: dict, index: int, candidate: Agent, opponent: Agent, seed: int = 0,
-               mixed: bool = False, timing: Timing | None = None) -> BoardResult:
-    """Play board ``index`` (a suite deal) at both tables (module docstring, :func:`seatings`).
-
-    A table passed out scores 0 for both sides; the board is not re-dealt. Seat ``s`` acts
-    with a generator keyed by ``(seed, index, s)`` at both tables.
-
-    Raises:
-        ValueError: ``mixed`` with a 2-player preset, or a deal that is not one of ``cfg``.
-        IllegalActionError: an agent returned an illegal action.
-    """
-    n = cfg.num_players
-    if mixed and n != 4:
-        raise ValueError(f"mixed partnerships need a 4-player preset; {cfg.preset!r} has {n} players")
-    tables = []
-    for is_cand, side in seatings(n, index, mixed):
-        agents = [candidate if c else opponent for c in is_cand]
-        for ag in {id(a): a for a in agents}.values():
-            reset_agent(ag)
-        rngs = [np.random.default_rng(np.random.SeedSequence([seed, index, s])) for s in range(n)]
-        final, contra, recontra = play_table(deal_state(cfg, deal), agents, rngs, timing)
-        tables.append(TableResult(side, deal_result(final), contra, recontra))
-    return BoardResult(index, tuple(tables), deal)
 
 
 # ---------------------------------------------------------------------------- evaluation
@@ -269,40 +118,6 @@ def resolve_agent(spec: AgentSpec, cfg: RulesConfig, factory: AgentFactory | Non
     return spec
 
 
-def _worker_init() -> None:
-    """One torch thread per worker process: a forked child that inherits the parent's OpenMP
-    pool (the parent loaded a PPO agent) deadlocks on its first parallel torch op otherwise."""
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        torch.set_num_threads(1)
-
-
-@contextmanager
-def _one_torch_thread() -> Iterator[None]:
-    """One torch thread while the boards play in this process, as in the workers (one decision
-    per forward pass gains nothing from more; idle OpenMP threads spin against the other
-    processes), then the caller's setting again."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(old)
-
-
-def _run_chunk(args: tuple) -> tuple[list[BoardResult], Timing]:
-    cfg, deals, start, cand, opp, seed, mixed, factory = args
-    cand = resolve_agent(cand, cfg, factory)
-    opp = cand if opp == "__same__" else resolve_agent(opp, cfg, factory)
-    timing = Timing()
-    out = [play_board(cfg, d, start + i, cand, opp, seed, mixed, timing) for i, d in enumerate(deals)]
-    return out, timing
-
-
 @dataclass
 class Evaluation:
     """Boards played and the metrics over them (see :func:`summarize`)."""
@@ -319,11 +134,12 @@ class Evaluation:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def chunk_size(boards: int, workers: int) -> int:
-    """Boards per task of :func:`evaluate`: ``ceil(boards / (2 workers))``, at most 25, so that
-    every worker gets boards (20 boards on 2 workers: 4 tasks of 5) and a slow task does not
-    leave the others idle for long."""
-    return max(1, min(25, math.ceil(boards / (2 * max(1, workers)))))
+def chunk_size(boards: int, workers: int | None) -> int:
+    """Boards per task of :func:`evaluate` on worker processes: ``ceil(boards / (2 workers))``,
+    at most 25, so that every worker gets boards (20 boards on 2 workers: 4 tasks of 5) and a
+    slow task does not leave the others idle for long, while many quick boards do not cost a
+    wake-up of the parent each."""
+    return max(1, min(25, math.ceil(boards / (2 * max(1, workers or 1)))))
 
 
 def check_workers(workers: object) -> int:
@@ -338,36 +154,52 @@ def check_workers(workers: object) -> int:
 
 
 def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, deals: Sequence[dict],
-             seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
-             chunk: int | None = None, start_index: int = 0, factory: AgentFactory | None = None) -> Evaluation:
-    """Duplicate evaluation of ``candidate`` against ``opponent`` over ``deals``.
+             seed: int = 0, mixed: bool = False, workers: int | None = 1, progress: bool = False,
+             chunk: int | None = None, start_index: int = 0, factory: AgentFactory | None = None,
+             address: str | None = None) -> Evaluation:
+    """Duplicate evaluation of ``candidate`` against ``opponent`` over ``deals``, boards kept in memory.
+
+    The boards run on the one engine of :func:`agents.eval.board_pool.play_boards`, one board
+    per task: in this process (``workers=1``, no ``address``; torch runs on one thread while
+    a board plays, as in the worker processes, and gets the caller's setting back after),
+    on ``workers`` processes of this machine, or on a Ray cluster. The numbers do not depend
+    on where the boards ran.
 
     Args:
-        candidate, opponent: agents, or names that ``factory`` builds (names are required with
-            ``workers > 1`` unless the agents pickle).
+        candidate, opponent: agents, or names that ``factory`` builds. An agent object goes
+            to forked local workers as it is, and must pickle for Ray.
         cfg: the rules (or a preset id) the suite was dealt for.
         deals: suite deals (``load_suite``); board ``i`` is ``deals[i]`` with index
             ``start_index + i`` (the index keys the agents' generators).
         seed: base seed of the agents' generators.
         mixed: mixed-partnership mode (4 players).
-        workers: processes (1: this process, where torch runs on one thread while the boards
-            play, as in the worker processes, and gets the caller's setting back after).
+        workers: processes (1: this process; None: one per CPU); with ``address``, Ray actors
+            (None: the cluster's CPUs).
         progress: a tqdm bar on stderr.
-        chunk: boards per task with ``workers > 1`` (default :func:`chunk_size`).
+        chunk: boards per task on worker processes (default :func:`chunk_size`); the records
+            come back board by board either way.
         factory: builds the agents given by name (:data:`AgentFactory`; the command-line edge
             passes :func:`agents.registry.make_agent`).
+        address: a Ray cluster's address (``auto``, ``HOST:PORT``, ``ray://HOST:PORT``), or
+            None for this machine.
 
     Returns:
-        An :class:`Evaluation` with ``metrics`` filled by :func:`summarize`.
+        An :class:`Evaluation` with ``metrics`` filled by :func:`summarize`; ``boards`` in
+        board order.
 
     Raises:
         ValueError: ``workers`` or ``chunk`` is not a positive integer, or ``mixed`` with a
             2-player preset.
         TypeError: an agent name without a ``factory``.
+        ImportError: an ``address`` without Ray installed.
+        KeyboardInterrupt: Ctrl-C or SIGTERM stopped the boards (nothing is kept).
     """
+    from .board_pool import BoardJob, play_boards
+
     if isinstance(cfg, str):
         cfg = make_rules(cfg)
-    check_workers(workers)
+    if workers is not None:
+        check_workers(workers)
     if mixed and cfg.num_players != 4:
         raise ValueError(f"--mixed needs a 4-player preset; {cfg.preset!r} has {cfg.num_players} players")
     if chunk is None:
@@ -376,38 +208,36 @@ def evaluate(candidate: AgentSpec, opponent: AgentSpec, cfg: RulesConfig | str, 
         raise ValueError(f"chunk must be a positive number of boards, got {chunk!r}")
     cname = candidate if isinstance(candidate, str) else candidate.name
     oname = opponent if isinstance(opponent, str) else opponent.name
-    same = opponent is candidate
+    # the tasks name the two agents by key: a name itself, or a key of its own for an object
+    ckey = candidate if isinstance(candidate, str) else "<candidate>"
+    okey = ckey if opponent is candidate else opponent if isinstance(opponent, str) else "<opponent>"
+    # built here, so that a bad name fails before any board; a local pool's workers inherit
+    # them (Ray actors build the names themselves)
+    specs = {ckey: candidate, okey: opponent}
+    built = {k: resolve_agent(s, cfg, factory) for k, s in specs.items()}
+    shipped = built if address is None else {k: built[k] for k, s in specs.items() if not isinstance(s, str)}
+    index = {start_index + i: d for i, d in enumerate(deals)} if start_index else deals
+    job = BoardJob(cfg, index, seed=seed, mixed=mixed, factory=factory, agents=shipped)
     bar = None
     if progress:
         from tqdm import tqdm
 
         bar = tqdm(total=len(deals), desc=f"{cname} vs {oname}", unit="board", leave=False)
     t0 = time.perf_counter()
-    results: list[BoardResult] = []
+    try:
+        stop = play_boards(job, [(ckey, okey, start_index + i) for i in range(len(deals))], workers, address,
+                           on_record=None if bar is None else (lambda rec: bar.update(1)), chunksize=chunk)
+    finally:
+        if bar is not None:
+            bar.close()
+    if stop.interrupted:
+        raise KeyboardInterrupt(f"{cname} vs {oname}: stopped after {stop.finished} of {len(deals)} boards")
+    records = sorted(stop.records, key=lambda r: r["index"])
     timing = Timing()
-    if workers == 1:
-        cand = resolve_agent(candidate, cfg, factory)
-        opp = cand if same else resolve_agent(opponent, cfg, factory)
-        with _one_torch_thread():
-            for i, d in enumerate(deals):
-                results.append(play_board(cfg, d, start_index + i, cand, opp, seed, mixed, timing))
-                if bar is not None:
-                    bar.update(1)
-        names = (cand.name, opp.name)
-    else:
-        for spec in (candidate, opponent):
-            resolve_agent(spec, cfg, factory)  # a bad name fails here, before the workers start
-        jobs = [(cfg, list(deals[i:i + chunk]), start_index + i, candidate, "__same__" if same else opponent,
-                 seed, mixed, factory) for i in range(0, len(deals), chunk)]
-        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_init) as ex:
-            for b, t in ex.map(_run_chunk, jobs):
-                results.extend(b)
-                timing.merge(t)
-                if bar is not None:
-                    bar.update(len(b))
-        names = tuple(resolve_agent(s, cfg, factory).name for s in (candidate, opponent))
-    if bar is not None:
-        bar.close()
+    for r in records:
+        timing.merge(r["timing"])
+    names = records[0]["names"] if records else (built[ckey].name, built[okey].name)
+    results = [r["board"] for r in records]
     ev = Evaluation(cfg, cname, oname, mixed, results, timing, time.perf_counter() - t0, agent_names=names)
     ev.metrics = summarize(results, cfg)
     return ev
@@ -567,6 +397,26 @@ def contract_breakdown(boards: Sequence[BoardResult]) -> dict[str, dict[str, Any
     return out
 
 
+def format_breakdown(by: dict) -> str:
+    """One line of :func:`contract_breakdown`: per group, boards, the mean per
+    deal within it and its contribution to the overall mean."""
+    names = {"same_contract": "same contract", "same_side_strain": "same side and strain",
+             "different": "different contract", "passed_out_one": "passed out at one table",
+             "passed_out_both": "passed out at both"}
+    parts = []
+    for g, x in by.items():
+        if not x["boards"]:
+            continue
+        lo, hi = x["ci95"]
+        parts.append(f"{names.get(g, g)} {x['boards']}: {_signed(x['mean'])} [{_signed(lo)}, {_signed(hi)}] "
+                     f"(adds {_signed(x['contribution'])})")
+    return "by contract: " + "; ".join(parts)
+
+
+def _signed(x: float | None) -> str:
+    return "-" if x is None else f"{x:+.2f}"
+
+
 def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]:
     """The metrics of docs/evaluation.md over ``boards`` (score-sheet units per deal), with
     :func:`diagnostics` and :func:`contract_breakdown` (``by_contract``)."""
@@ -592,9 +442,9 @@ def summarize(boards: Sequence[BoardResult], cfg: RulesConfig) -> dict[str, Any]
 
 
 def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "bazar", boards: int = 2000,
-        split: str = "test", seed: int = 0, mixed: bool = False, workers: int = 1, progress: bool = False,
-        suite_dir: Path | str | None = None,
-        on_row: Callable[[dict], None] | None = None, factory: AgentFactory | None = None) -> dict[str, Any]:
+        split: str = "test", seed: int = 0, mixed: bool = False, workers: int | None = 1, progress: bool = False,
+        suite_dir: Path | str | None = None, on_row: Callable[[dict], None] | None = None,
+        factory: AgentFactory | None = None, address: str | None = None) -> dict[str, Any]:
     """Evaluate ``candidate`` against each opponent on the first ``boards`` deals of a suite.
 
     Returns ``{"preset", "split", "mixed", "seed", "rows": [...]}``; each row has ``agent``,
@@ -603,11 +453,13 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     ``diagnostics``, ``by_contract``, ``sec_per_decision`` = ``{"agent", "opponent"}`` seconds
     per ``act``, ``seconds``).
 
-    ``factory`` builds the agents given by name (:func:`evaluate`).
+    ``factory`` builds the agents given by name, ``workers`` and ``address`` say where the
+    boards run (:func:`evaluate`).
 
     Raises:
         ValueError: more boards asked for than the suite holds.
         TypeError: an agent name without a ``factory``.
+        ImportError: an ``address`` without Ray installed.
     """
     cfg = make_rules(preset)
     deals = load_suite(preset, split, suite_dir)
@@ -616,7 +468,7 @@ def run(candidate: AgentSpec, opponents: Sequence[AgentSpec], preset: str = "baz
     rows = []
     for opp in opponents:
         ev = evaluate(candidate, opp, cfg, deals[:boards], seed=seed, mixed=mixed, workers=workers,
-                      progress=progress, factory=factory)
+                      progress=progress, factory=factory, address=address)
         per = ev.timing.per_decision()
         row = {"agent": ev.candidate, "opponent": ev.opponent, **ev.metrics,
                "sec_per_decision": {"agent": per.get(ev.agent_names[0]), "opponent": per.get(ev.agent_names[1])},
@@ -635,12 +487,14 @@ __all__ = [
     "BoardResult",
     "Evaluation",
     "TableResult",
+    "Timing",
     "check_workers",
     "chunk_size",
     "contract_breakdown",
     "deal_state",
     "diagnostics",
     "evaluate",
+    "format_breakdown",
     "load_suite",
     "match_outcomes",
     "play_board",

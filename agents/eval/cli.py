@@ -5,10 +5,18 @@ Examples::
     blot-eval --agent rules --vs random --preset bazar --boards 2000 --workers 2
     blot-eval --agent rules-medium --vs rules,random --boards 500 --json
     blot-eval --agent runs/ppo/best.pt --vs rules-medium --split dev --mixed --plot cmp.png
+    blot-eval --agent pimc-64 --vs rules-medium --workers 2 --deadline 3600 --save runs/p64.pkl
+    blot-eval --summarize runs/p64.pkl --json
+    blot-eval --paired runs/a_vs_insane.pkl runs/b_vs_insane.pkl
     blot-eval --league random,rules,rules-medium,ppo --save runs/league.pkl --plot league.png
 
 Prints one table row per opponent (``--json``: one JSON object instead); a progress bar
-goes to stderr. ``--league`` plays a round robin and rates the agents (:mod:`agents.eval.league`).
+and remarks go to stderr. Every board runs on the engine of :mod:`agents.eval.board_pool`:
+this process (``--workers 1``, the default), local processes, or a Ray cluster
+(``--address``). ``--save FILE`` appends each finished board to ``FILE`` and resumes it
+(:mod:`agents.eval.saved`); ``--summarize`` and ``--paired`` read such files; ``--league``
+plays a round robin and rates the agents (:mod:`agents.eval.league`). Names become agents
+here: the evaluation modules receive ``factory=agents.registry.make_agent``.
 """
 
 from __future__ import annotations
@@ -17,12 +25,14 @@ import argparse
 import json
 import sys
 import textwrap
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from blot_env.rules_config import PRESETS
 
 from ..registry import known_agents
-from .arena import SPLITS, run
+from .arena import SPLITS, format_breakdown, run
 
 
 def _int_at_least(text: str, low: int, what: str) -> int:
@@ -114,28 +124,13 @@ def format_table(report: dict) -> str:
                 f"defeated {_rate(x['defeat_rate'])} of {x['defended']} defended, "
                 f"contras {x['contras']} ({x['contras_right']} right), recontras {x['recontras']}, "
                 f"kaputs {x['kaputs']} ({x['kaputs_made']} made){level}")
+        cost = (f", {r['seconds']:.1f} s" if "seconds" in r
+                else f", {r['cpu_seconds']:.1f} CPU s in the boards" if "cpu_seconds" in r else "")
         lines.append(f"  passed out: {d['passed_out_tables']} tables ({d['boards_passed_out_one']} boards at one "
-                     f"table, {d['boards_passed_out_both']} at both; a passed-out table scores 0), "
-                     f"{r.get('seconds', 0):.1f} s")
+                     f"table, {d['boards_passed_out_both']} at both; a passed-out table scores 0){cost}")
         if r.get("by_contract"):
             lines.append("  " + format_breakdown(r["by_contract"]))
     return "\n".join(lines)
-
-
-def format_breakdown(by: dict) -> str:
-    """One line of :func:`agents.eval.arena.contract_breakdown`: per group, boards, the mean per
-    deal within it and its contribution to the overall mean."""
-    names = {"same_contract": "same contract", "same_side_strain": "same side and strain",
-             "different": "different contract", "passed_out_one": "passed out at one table",
-             "passed_out_both": "passed out at both"}
-    parts = []
-    for g, x in by.items():
-        if not x["boards"]:
-            continue
-        lo, hi = x["ci95"]
-        parts.append(f"{names.get(g, g)} {x['boards']}: {_fmt(x['mean'])} [{_fmt(lo)}, {_fmt(hi)}] "
-                     f"(adds {_fmt(x['contribution'])})")
-    return "by contract: " + "; ".join(parts)
 
 
 def _sec(x: float | None) -> str:
@@ -181,13 +176,28 @@ def plot(report: dict, path: str) -> None:
     plt.close(fig)
 
 
-LEAGUE_ONLY = ("save", "league_json", "anchor", "round", "separated", "bootstrap", "address", "deadline")
+def _seconds(text: str) -> float:
+    """argparse type: a finite number of seconds >= 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not v >= 0 or v == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite number of seconds >= 0, got {text}")
+    return v
+
+
+LEAGUE_ONLY = ("league_json", "anchor", "round", "separated", "bootstrap")
 """Options that only ``--league`` takes (their defaults are None, to tell them apart)."""
+
+RUN_ONLY = ("agent", "vs", "save", "deadline", "address", "workers", "plot", "league", *LEAGUE_ONLY)
+"""Options that play boards, which ``--summarize`` and ``--paired`` (they read save files) do not take."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="blot-eval", description="Duplicate evaluation of blot agents "
-                                 "(docs/evaluation.md): one candidate against opponents, or a league.")
+                                 "(docs/evaluation.md): one candidate against opponents, saved runs and their "
+                                 "comparison, or a league.")
     ap.add_argument("--agent", help=f"candidate: {', '.join(known_agents())}")
     ap.add_argument("--vs", default=None, help="comma-separated opponents (default random,rules)")
     ap.add_argument("--preset", default="bazar", choices=sorted(PRESETS))
@@ -199,14 +209,24 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     ap.add_argument("--plot", metavar="FILE.png",
                     help="bar chart of the mean board score per opponent (--league: the ratings)")
-    ap.add_argument("--workers", type=positive_int, default=None,
-                    help="processes (default 1; --league with --address: the cluster's CPUs)")
-    ap.add_argument("--seed", type=int, default=0, help="base seed of the agents' generators (default 0)")
+    ap.add_argument("--seed", type=seed_number, default=0, help="base seed of the agents' generators (default 0)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    where = ap.add_argument_group("where the boards run")
+    where.add_argument("--workers", type=positive_int, default=None,
+                       help="processes (default 1: this process; with --address: the cluster's CPUs)")
+    where.add_argument("--address", help="play on this Ray cluster (auto, HOST:PORT, ray://HOST:PORT; the ray extra)")
+    sv = ap.add_argument_group("saved runs (docs/evaluation.md, Long runs that survive a stop)")
+    sv.add_argument("--save", metavar="FILE.pkl",
+                    help="append each finished board to this file; run again to resume (--league: default "
+                         "runs/league_PRESET_SPLIT.pkl)")
+    sv.add_argument("--deadline", type=_seconds, metavar="SECONDS",
+                    help="stop after this many seconds from the start, keeping the boards finished (with --save "
+                         "or --league; rerun to resume)")
+    sv.add_argument("--summarize", nargs="+", metavar="FILE", help="the metrics of saved runs (a row per run and file)")
+    sv.add_argument("--paired", nargs=2, metavar=("A", "B"),
+                    help="compare two saved runs against the same opponent board by board")
     lg = ap.add_argument_group("league (docs/evaluation.md, League)")
     lg.add_argument("--league", metavar="A,B,...", help="round robin among these agents, rated by Bradley-Terry")
-    lg.add_argument("--save", metavar="FILE.pkl",
-                    help="board records, resumed when run again (default runs/league_PRESET_SPLIT.pkl)")
     lg.add_argument("--league-json", metavar="FILE.json", help="the report (default: the --save file's .json)")
     lg.add_argument("--anchor", help="agent pinned at 1500 (default rules)")
     lg.add_argument("--round", type=positive_int, help="boards per pair and round (default 200)")
@@ -214,46 +234,69 @@ def build_parser() -> argparse.ArgumentParser:
                     help="stop a pair once its board win rate's 95%% Wilson interval is above this or below "
                          "1 - this (default 0.9)")
     lg.add_argument("--bootstrap", type=positive_int, help="bootstrap resamples of the rating intervals (default 1000)")
-    lg.add_argument("--address", help="play on this Ray cluster (auto, HOST:PORT, ray://HOST:PORT; the ray extra)")
-    lg.add_argument("--deadline", type=float, help="stop playing after this many seconds (rerun to resume)")
     return ap
+
+
+def _given(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
+    return [f"--{k.replace('_', '-')}" for k in names if getattr(args, k) is not None]
+
+
+def _workers(args: argparse.Namespace) -> int | None:
+    """``--workers``, by default 1 (this process), or the cluster's CPUs with ``--address``."""
+    return args.workers or (None if args.address else 1)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
     if args.plot:
-        from pathlib import Path
-
         plot_dir = Path(args.plot).resolve().parent
         if not plot_dir.is_dir():
             print(f"blot-eval: --plot {args.plot}: directory {plot_dir} does not exist", file=sys.stderr)
             return 2
+    if args.summarize or args.paired:
+        return _read(ap, args)
     if args.league is not None:
         return _league(ap, args)
-    given = [f"--{k.replace('_', '-')}" for k in LEAGUE_ONLY if getattr(args, k) is not None]
+    given = _given(args, LEAGUE_ONLY)
     if given:
         ap.error(f"{', '.join(given)} only go with --league")
     if args.agent is None:
-        ap.error("--agent is required (or --league A,B,...)")
+        ap.error("--agent is required (or --league A,B,..., --summarize FILE ..., --paired A B)")
     opponents = [x.strip() for x in (args.vs or "random,rules").split(",")]
     if not all(opponents):
         print(f"blot-eval: --vs {args.vs!r}: expected agent names separated by commas, with no empty name",
               file=sys.stderr)
         return 2
-    from ..registry import UnknownAgentError, make_agent
+    if args.deadline is not None and args.save is None:
+        ap.error("--deadline needs --save FILE: without a save file the boards finished by the deadline are lost")
+    from ..registry import make_agent
+    from .board_pool import SaveFormatError
 
     try:
-        for name in [args.agent, *opponents]:
-            make_agent(name, args.preset)
-        report = run(args.agent, opponents, preset=args.preset, boards=args.boards, split=args.split,
-                     seed=args.seed, mixed=args.mixed, workers=args.workers or 1, progress=not args.no_progress,
-                     factory=make_agent)
-    except (UnknownAgentError, FileNotFoundError, ValueError, ImportError) as e:
+        if args.save is not None:
+            from .saved import play_saved
+
+            report = play_saved(args.agent, opponents, args.save, make_agent, preset=args.preset, split=args.split,
+                                boards=args.boards, seed=args.seed, mixed=args.mixed, workers=_workers(args),
+                                address=args.address, deadline=args.deadline, progress=not args.no_progress)
+        else:
+            for name in [args.agent, *opponents]:
+                make_agent(name, args.preset)  # a bad name fails before any board
+            report = run(args.agent, opponents, preset=args.preset, boards=args.boards, split=args.split,
+                         seed=args.seed, mixed=args.mixed, workers=_workers(args), progress=not args.no_progress,
+                         factory=make_agent, address=args.address)
+    except (SaveFormatError, FileNotFoundError, ValueError, ImportError, ConnectionError) as e:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2
+    if args.save is not None:
+        stopped = {"deadline": " (deadline reached)", "interrupted": " (interrupted)"}.get(report["stopped"], "")
+        print(f"[blot-eval] {report['finished']} boards finished in {report['wall_seconds']:.0f} s{stopped}; "
+              f"{report['saved']} saved in {report['save']}", file=sys.stderr, flush=True)
     if args.plot:
-        plot(report, args.plot)
+        rows = [r for r in report["rows"] if r.get("boards")]
+        if rows:
+            plot(dict(report, rows=rows), args.plot)
     if args.json:
         print(json.dumps(report, indent=None, default=_json_default))
     else:
@@ -261,10 +304,48 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _read(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--summarize FILE ...`` and ``--paired A B``: the metrics of save files (:mod:`agents.eval.saved`)."""
+    from .board_pool import SaveFormatError, load_records
+    from .saved import format_paired, format_summary, paired, summary
 
-    from ..registry import UnknownAgentError, make_agent
+    if args.summarize and args.paired:
+        ap.error("--summarize and --paired do not go together")
+    if args.mixed:
+        ap.error("--mixed applies to a run (--agent, --vs); --summarize and --paired read the mode from the files")
+    given = _given(args, RUN_ONLY)
+    if given:
+        ap.error(f"{', '.join(given)} do not go with --summarize or --paired, which read save files")
+    what = "--paired" if args.paired else "--summarize"
+    files = args.paired or args.summarize
+    for f in files:
+        if not Path(f).is_file():
+            ap.error(f"{what}: no file {f}")
+    try:
+        if args.paired:
+            a, b = args.paired
+            try:
+                out: Any = paired(load_records([a]), load_records([b]), (a, b))
+            except SaveFormatError:
+                raise
+            except ValueError as e:
+                ap.error(f"--paired: {e}")
+        else:
+            # one file at a time: two files of one (agent, vs, preset, split, seed, mixed), e.g. runs of
+            # two versions of an agent, are two rows, not one mixed by board index
+            out = [dict(row, file=f) for f in files for row in summary(load_records([f]))]
+    except (SaveFormatError, OSError) as e:
+        print(f"blot-eval: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(out, default=str))
+    else:
+        print(format_paired(out) if args.paired else format_summary(out))
+    return 0
+
+
+def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    from ..registry import make_agent
     from .board_pool import SaveFormatError
     from .league import Schedule, check_league, format_league, play_league, plot_league
 
@@ -281,13 +362,11 @@ def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         round_boards = args.round or 200
         schedule = Schedule(round_boards=min(round_boards, args.boards), max_boards=args.boards,
                             separated=args.separated or 0.9)
-        for name in names:
-            make_agent(name, args.preset)
         report = play_league(names, save, preset=args.preset, split=args.split, seed=args.seed, schedule=schedule,
-                             workers=args.workers if args.workers or args.address else 1, address=args.address,
-                             deadline=args.deadline, progress=not args.no_progress, anchor=anchor,
-                             n_boot=args.bootstrap or 1000, factory=make_agent)
-    except (UnknownAgentError, FileNotFoundError, ValueError, ImportError, ConnectionError, SaveFormatError) as e:
+                             workers=_workers(args), address=args.address, deadline=args.deadline,
+                             progress=not args.no_progress, anchor=anchor, n_boot=args.bootstrap or 1000,
+                             factory=make_agent)
+    except (SaveFormatError, FileNotFoundError, ValueError, ImportError, ConnectionError) as e:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2
     report["save"] = str(save)

@@ -2,8 +2,9 @@
 
 ``blot-eval --league random,rules,rules-medium,ppo`` (docs/evaluation.md, "League"). Every
 pair of agents plays the same boards of a frozen suite (board ``i`` of the suite is board
-``i`` for every pair; :func:`agents.eval.arena.play_board`, a passed-out table scoring 0), on a
-pool of :mod:`agents.eval.board_pool`: this machine's processes or a Ray cluster. Each board is
+``i`` for every pair; :func:`agents.eval.boards.play_board`, a passed-out table scoring 0), on
+the engine of :mod:`agents.eval.board_pool`: this process, this machine's processes or a Ray
+cluster. Each board is
 saved as it finishes, so a run stopped by ``--deadline``, Ctrl-C or a crash resumes where it
 stopped when run again with the same ``--save`` file.
 
@@ -31,10 +32,11 @@ units, with the same kind of bootstrap interval; and per pair the duplicate matc
 fewer boards but bigger ones rates lower on board results than on scores, and the match,
 which the game is about, is decided by the points (docs/evaluation.md shows such a case).
 
-Results are pickled records of :mod:`agents.eval.board_pool` (format 2); records of an
-``eval_long.py`` run of the same (preset, split, seed) count as well, in either orientation
-(a board of ``B`` against ``A`` is the board of ``A`` against ``B`` with its tables swapped,
-``delta`` negated), except those of a ``--mixed`` run, which are not league boards.
+Results are pickled records of :mod:`agents.eval.board_pool` (format 2); records of a
+``blot-eval --save`` run of the same (preset, split, seed) count as well, in either
+orientation (a board of ``B`` against ``A`` is the board of ``A`` against ``B`` with its
+tables swapped, ``delta`` negated), except those of a ``--mixed`` run, which are not league
+boards.
 """
 
 from __future__ import annotations
@@ -54,14 +56,14 @@ from . import stats
 from .arena import BoardResult, load_suite, match_outcomes
 from .board_pool import (
     BoardJob,
-    agent_digests,
+    build_agents,
     check_weights,
     close_pool,
     commit,
-    make_pool,
+    open_pool,
     open_save,
     run_tasks,
-    warm_up,
+    weights_digest,
 )
 
 ELO = 400.0 / math.log(10.0)
@@ -118,7 +120,7 @@ def oriented(board: BoardResult) -> BoardResult:
 
 def _league_board(r: dict, preset: str, split: str, seed: int) -> bool:
     """Whether record ``r`` is a board of this league's suite: its preset, split and seed, and
-    not of an ``eval_long.py --mixed`` run (mixed boards are not league boards)."""
+    not of a ``blot-eval --mixed --save`` run (mixed boards are not league boards)."""
     return (r["preset"], r["split"], r["seed"]) == (preset, split, seed) and not r.get("mixed")
 
 
@@ -126,7 +128,7 @@ def pair_boards(records: Sequence[dict], a: str, b: str, preset: str, split: str
                 seed: int) -> dict[int, BoardResult]:
     """Board index -> the board of ``a`` against ``b``, from the records of either orientation
     (a record of ``b`` against ``a`` counts through :func:`oriented`, its delta negated); records
-    of the mixed-partnership mode (``eval_long.py --mixed``) are not league boards and are skipped."""
+    of the mixed-partnership mode (``blot-eval --mixed --save``) are not league boards and are skipped."""
     out: dict[int, BoardResult] = {}
     for r in records:
         if not _league_board(r, preset, split, seed):
@@ -367,7 +369,8 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
         save: the pickle file of board records; boards already in it are not played again.
         preset, split, seed: the suite and the agents' generators (as ``blot-eval``).
         schedule: rounds and stopping (default :class:`Schedule`).
-        workers, address: the pool (:func:`agents.eval.board_pool.make_pool`).
+        workers, address: where the boards run (:func:`agents.eval.board_pool.open_pool`: 1
+            with no address is this process).
         deadline: seconds after which to stop playing (the boards so far are rated).
         progress: a tqdm bar on stderr.
         anchor: the agent pinned at 1500.
@@ -409,7 +412,8 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
 
     try:
         mine = [r for r in records if _league_board(r, cfg.preset, split, seed)]
-        check_weights(mine, agent_digests(names, cfg, factory), cfg.preset, split, seed, save)
+        built = build_agents(names, cfg, factory)
+        check_weights(mine, {n: weights_digest(a) for n, a in built.items()}, cfg.preset, split, seed, save)
         while stopped is None:
             states = [pair_state(pair_deltas(records, names[i], names[j], cfg.preset, split, seed),
                                  names[i], names[j], schedule) for i, j in pairs_of(names)]
@@ -420,10 +424,10 @@ def play_league(names: Sequence[str], save: str | Path, preset: str = "bazar", s
             tasks = sorted(((s.a, s.b, i) for s in states for i in s.missing), key=lambda t: t[2])
             if not tasks:
                 break
-            if pool is None:
-                if address is None:
-                    warm_up(cfg, names)
-                pool = make_pool(BoardJob(cfg, deals, split, seed, commit(), factory=factory), workers, address)
+            if pool is None:  # the agents built here go to this process or forked workers as they are
+                job = BoardJob(cfg, deals, split, seed, commit(), factory=factory,
+                               agents=built if address is None else {})
+                pool = open_pool(job, workers, address, warm=names)
             stop = run_tasks(pool, tasks, f, None if deadline is None else t0 + deadline,
                              on_record=tick)
             records.extend(stop.records)

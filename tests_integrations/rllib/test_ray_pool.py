@@ -1,9 +1,9 @@
 """Boards on a Ray cluster (agents/eval/board_pool.py; runs in .venv-rllib, scripts/ci_integrations.sh).
 
 A local Ray instance is started with ``ray start --head --block`` (stopped at the end by a
-SIGTERM to that one process, which drains and stops what it started); ``scripts/eval_long.py``
-and ``blot-eval --league`` then play on it through ``--address`` and must give the boards
-that this machine's process pool gives. The instance keeps to itself: its own temporary
+SIGTERM to that one process, which drains and stops what it started); ``blot-eval`` (a
+plain run, ``--save`` and ``--league``) then plays on it through ``--address`` and must give
+the boards that this machine gives. The instance keeps to itself: its own temporary
 folder (so that it leaves no ``/tmp/ray/ray_current_cluster`` behind for other ``ray.init()``
 calls to follow) and its own authentication token, passed to the clients.
 """
@@ -80,13 +80,23 @@ def _deltas(path: Path) -> dict:
     return {(r["agent"], r["vs"], r["index"]): r["board"].delta for r in load_records([path])}
 
 
-def test_eval_long_on_ray_gives_the_local_boards(ray_address, tmp_path):
+def test_a_saved_run_on_ray_gives_the_local_boards(ray_address, tmp_path):
     on_ray, local = tmp_path / "ray.pkl", tmp_path / "local.pkl"
-    common = ["scripts/eval_long.py", "--agent", "rules", "--vs", "random", "--boards", "6", "--split", "dev"]
+    common = ["-m", "agents.eval.cli", "--agent", "rules", "--vs", "random", "--boards", "6", "--split", "dev",
+              "--no-progress"]
     _run([*common, "--address", ray_address, "--workers", "2", "--save", str(on_ray)])
     _run([*common, "--workers", "1", "--save", str(local)])
     assert len(_deltas(on_ray)) == 6 and _deltas(on_ray) == _deltas(local)
     assert {r["commit"] for r in load_records([on_ray])} == {r["commit"] for r in load_records([local])}
+
+
+def test_a_plain_run_on_ray_gives_the_local_numbers(ray_address):
+    common = ["-m", "agents.eval.cli", "--agent", "rules", "--vs", "random,rules", "--boards", "6", "--split", "dev",
+              "--json", "--no-progress"]
+    keys = ("agent", "opponent", "boards", "mean_board_score", "ci95", "diagnostics", "by_contract")
+    on_ray, local = (json.loads(_run([*common, *extra]))["rows"] for extra in (["--address", ray_address], []))
+    assert [{k: r[k] for k in keys} for r in on_ray] == [{k: r[k] for k in keys} for r in local]
+    assert [r["boards"] for r in on_ray] == [6, 6]
 
 
 def test_league_on_ray_gives_the_local_ratings(ray_address, tmp_path):
