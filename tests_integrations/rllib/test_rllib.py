@@ -149,7 +149,7 @@ def test_two_iterations_two_env_runners(ray_local, tmp_path):
     from agents.registry import make_agent
 
     agent = make_agent(str(path), "bazar")
-    ev = evaluate(agent, "random", make_rules("bazar"), load_suite("bazar", "dev")[:4])
+    ev = evaluate(agent, "random", make_rules("bazar"), load_suite("bazar", "dev")[:4], factory=make_agent)
     assert len(ev.boards) == 4 and np.isfinite(ev.metrics["mean_board_score"])
     assert torch.load(path, weights_only=False)["meta"]["engine"] == "rllib"
 
