@@ -196,3 +196,58 @@ def test_rules_with_overrides_and_rows_that_cannot_hold_a_config():
             fast.step(a)
             ref.step(a)
         assert fast.rewards == ref.rewards
+
+
+@pytest.mark.parametrize("preset", ["bazar", "duel-app", "open", "belote"])
+def test_observe_gives_every_seat_s_view_finished_deals_included(preset):
+    from blot_env.engine import is_terminal
+    from blot_env.observation import ObservationEncoder
+    from blot_env.view import seat_view
+
+    eng = BatchedEngine(preset, num_envs=6, seed=5, autoreset=False)
+    enc = ObservationEncoder(eng.cfg, "observation")
+    n = eng.num_players
+    finished = 0
+    for _ in range(400):
+        out = eng.step(eng.random_actions())
+        done = np.flatnonzero(out.done)
+        rows = np.repeat(np.arange(6), n)
+        seats = np.tile(np.arange(n), 6)
+        obs = eng.observe(rows, seats)
+        assert obs.shape == (6 * n, eng.obs_size) and obs.dtype == np.float32
+        for b in done:  # a finished row keeps its deal: every seat's last view of it
+            st = eng.state(int(b))
+            assert is_terminal(st)
+            for s in range(n):
+                np.testing.assert_array_equal(obs[b * n + s], enc.encode(seat_view(st, s)))
+        finished += done.size
+        for b in range(6):  # the seat to act's own observation is the buffer's
+            if out.seat[b] >= 0:
+                np.testing.assert_array_equal(obs[b * n + int(out.seat[b])], out.obs[b])
+        if done.size:
+            eng.reset_rows(done)
+    assert finished > 0
+    with pytest.raises(ValueError, match="seats must lie"):
+        eng.observe([0], [n])
+    with pytest.raises(ValueError, match="one integer seat per row"):
+        eng.observe([0, 1], [0])
+    with pytest.raises(ValueError, match="out must be"):
+        eng.observe([0], [0], out=np.zeros((1, eng.obs_size), dtype=np.float64))
+
+
+def test_step_hold_leaves_the_held_rows_as_they_are():
+    eng = BatchedEngine("bazar", num_envs=8, seed=2)
+    eng.step(eng.random_actions())
+    held = np.array([1, 4, 6])
+    before = eng.S[held].copy(), eng.buffers().obs[held].copy(), eng.buffers().seat[held].copy()
+    moved = np.setdiff1d(np.arange(8), held)
+    rows_before = eng.S[moved].copy()
+    out = eng.step(eng.random_actions(), hold=held)
+    np.testing.assert_array_equal(eng.S[held], before[0])
+    np.testing.assert_array_equal(out.obs[held], before[1])
+    np.testing.assert_array_equal(out.seat[held], before[2])
+    assert not out.done[held].any() and not out.reward[held].any()
+    assert all((eng.S[b] != rows_before[i]).any() for i, b in enumerate(moved))  # the others moved
+    with pytest.raises(ValueError, match="rows must lie"):
+        eng.step(eng.random_actions(), hold=[8])
+    np.testing.assert_array_equal(eng.buffers().seat[held], before[2])  # a refused call holds nothing

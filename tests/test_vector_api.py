@@ -136,3 +136,29 @@ def test_names_and_policy_files_come_from_the_entry_point():
         np.testing.assert_array_equal(net.act(batch), [agent.act(v, rng) for v in views])
     assert type(resolve_opponent("ppo", rules, "information_state")).__name__ == "AgentOpponent"  # other kind
     assert make_agent("rules", rules).name  # the registry itself is untouched
+
+
+@pytest.mark.parametrize("preset", ["bazar", "duel"])
+def test_copy_true_observations_stay_the_caller_s(preset):
+    a = BlotVectorEnv(num_envs=16, preset=preset)
+    b = BlotVectorEnv(num_envs=16, preset=preset, copy=False)
+    oa, _ = a.reset(seed=4)
+    ob, _ = b.reset(seed=4)
+    kept = []
+    for t in range(60):
+        np.testing.assert_array_equal(oa["observation"], ob["observation"])
+        np.testing.assert_array_equal(oa["action_mask"], ob["action_mask"])
+        assert oa["observation"].flags.writeable and not ob["observation"].flags.writeable
+        act = a.engine.random_actions().copy()
+        b.engine.random_actions()  # the same draws in both engines (the random opponents' stream)
+        oa = a.step(act)[0]
+        ob = b.step(act)[0]
+        kept.append((oa["observation"], oa["observation"].copy()))
+        if t == 30:  # a partial reset writes the engine's rows again: not into a returned array
+            m = np.zeros(16, dtype=bool)
+            m[::3] = True
+            oa, _ = a.reset(options={"reset_mask": m})
+            ob, _ = b.reset(options={"reset_mask": m})
+    for held, snapshot in kept:
+        np.testing.assert_array_equal(held, snapshot)
+    assert len({id(h) for h, _ in kept}) == len(kept)

@@ -172,6 +172,12 @@ def _step(S, actions, K, block, p0, p1, bstart, otabs, seed, deal_no, deck, auto
 
 
 @jit
+def _observe_rows(S, rows, seats, K, otabs, out):
+    for i in range(rows.shape[0]):
+        _obs.encode_row(S, rows[i], K, otabs[0], otabs[1], otabs[2], otabs[3], otabs[4], seats[i], out[i])
+
+
+@jit
 def _first_illegal(mask, A, seats, actions):
     """The first busy row whose action is outside ``0..A-1`` or its mask, else -1."""
     for b in range(actions.shape[0]):
@@ -187,27 +193,39 @@ def _sample_legal(words, key, out):
     """Per row, a uniformly random legal action into ``out``. ``words`` is the mask buffer
     (int8[B, A8], A8 a multiple of 8, zero beyond A) seen as uint64[B, A8 / 8]: each byte is 0
     or 1, so a word's byte sum (its legal count) is ``(w * 0x0101010101010101) >> 56``."""
+    for b in range(words.shape[0]):
+        _sample_row(words, key, b, out)
+
+
+@jit
+def _sample_legal_rows(words, key, rows, out):
+    """``_sample_legal`` for the rows ``rows`` only (each row draws what it would in a full call)."""
+    for i in range(rows.shape[0]):
+        _sample_row(words, key, rows[i], out)
+
+
+@jit_inline
+def _sample_row(words, key, b, out):
     W = words.shape[1]
     ones = _U(0x0101010101010101)
-    for b in range(words.shape[0]):
-        cnt = 0
-        for i in range(W):
-            cnt += np.int64((words[b, i] * ones) >> _U(56))
-        z, _ = _mix(_U(key) ^ (_U(b) * _U(0xD1B54A32D192ED03)))
-        k = np.int64((z >> _U(33)) % _U(max(cnt, 1)))
-        out[b] = 0
-        for i in range(W):
-            w = words[b, i]
-            c = np.int64((w * ones) >> _U(56))
-            if k < c:
-                for j in range(8):
-                    if (w >> _U(8 * j)) & _U(1):
-                        if k == 0:
-                            out[b] = 8 * i + j
-                            break
-                        k -= 1
-                break
-            k -= c
+    cnt = 0
+    for i in range(W):
+        cnt += np.int64((words[b, i] * ones) >> _U(56))
+    z, _ = _mix(_U(key) ^ (_U(b) * _U(0xD1B54A32D192ED03)))
+    k = np.int64((z >> _U(33)) % _U(max(cnt, 1)))
+    out[b] = 0
+    for i in range(W):
+        w = words[b, i]
+        c = np.int64((w * ones) >> _U(56))
+        if k < c:
+            for j in range(8):
+                if (w >> _U(8 * j)) & _U(1):
+                    if k == 0:
+                        out[b] = 8 * i + j
+                        break
+                    k -= 1
+            break
+        k -= c
 
 
 class BatchedEngine:
@@ -333,11 +351,17 @@ class BatchedEngine:
                     self._deal_no, self._deck, self._obs, self._mask_full, self._seat)
         return self._out()
 
-    def step(self, actions: ArrayLike) -> BatchStep:
+    def step(self, actions: ArrayLike, hold: ArrayLike | None = None) -> BatchStep:
         """Apply one action per row (``int[B]``; ignored for idle rows).
 
+        ``hold`` (optional row indices): rows to leave exactly as they are in this call, as if
+        idle (no move, their observation, mask and seat buffers untouched; ``done`` and
+        ``reward`` are 0 there). A caller whose seats to act differ by row (a learner at some
+        seats, opponents at others) steps the opponents' rows and holds the learner's.
+
         Raises:
-            ValueError: ``actions`` is not a 1-D integer array of length B.
+            ValueError: ``actions`` is not a 1-D integer array of length B, or bad ``hold``
+                rows (integers in 0..B-1).
             IllegalActionError: an action is not legal in its row; the message names the row,
                 the action, the seat and the rule (as the reference engine words it).
         """
@@ -347,6 +371,21 @@ class BatchedEngine:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64, copy=False)
+        held = None if hold is None else self._rows_any(hold)
+        if held is not None and held.size:
+            # held rows are made idle for this call (the compiled step skips seat -1 and
+            # leaves those rows' buffers as they are) and given their seats back after it
+            saved = self._seat[held].copy()
+            self._seat[held] = -1
+            try:
+                self._step_checked(a)
+            finally:
+                self._seat[held] = saved
+        else:
+            self._step_checked(a)
+        return self._out()
+
+    def _step_checked(self, a: np.ndarray) -> None:
         bad = _first_illegal(self._mask_full, self.num_actions, self._seat, a)
         if bad >= 0:
             self._raise_illegal(bad, int(a[bad]))
@@ -354,7 +393,62 @@ class BatchedEngine:
         _step(self.S, a, self._K, block, p0, p1, bstart, self._otabs, np.uint64(self.seed), self._deal_no,
               self._deck, self.autoreset, self.reward_scale, self._obs, self._mask_full, self._seat,
               self._rew, self._done, self._res)
-        return self._out()
+
+    def swap_obs_buffer(self, buf: np.ndarray) -> np.ndarray:
+        """Write the observations into ``buf`` from now on and return the buffer used so far.
+
+        Nothing is copied: a row's entry in ``buf`` holds its observation once the engine
+        writes that row again (a :meth:`step` that moves it, :meth:`reset_rows`,
+        :meth:`release_rows`). A caller that moves every row in a step gets a fresh array of
+        observations per step without a copy (``BlotVectorEnv`` does, with ``copy=True``):
+        the array returned stays the caller's, as the engine no longer writes into it.
+
+        Args:
+            buf: a C-contiguous, writeable ``[B, D]`` array of the engine's ``obs_dtype``.
+
+        Raises:
+            ValueError: ``buf`` of the wrong shape, dtype or layout.
+        """
+        old = self._obs
+        ok = (isinstance(buf, np.ndarray) and buf.shape == old.shape and buf.dtype == old.dtype
+              and buf.flags.c_contiguous and buf.flags.writeable)
+        if not ok:
+            got = f"{buf.dtype}{list(buf.shape)}" if isinstance(buf, np.ndarray) else type(buf).__name__
+            raise ValueError(f"buf must be a C-contiguous writeable {old.dtype}{list(old.shape)} array, got {got}")
+        self._obs = buf
+        return old
+
+    def observe(self, rows: ArrayLike, seats: ArrayLike, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seats[i]`` in row ``rows[i]``, for any seat and any row that
+        holds a deal, finished deals included (``autoreset=False``: a row keeps its finished
+        deal until :meth:`reset_rows`), as the reference ``ObservationEncoder`` gives it.
+
+        Args:
+            rows: ``int[k]`` row indices (repeats allowed).
+            seats: ``int[k]`` absolute seats 0..n-1, one per row.
+            out: optional ``[k, D]`` buffer of the engine's observation dtype.
+
+        Returns:
+            ``[k, D]`` observations (``obs_dtype``, float32 by default).
+
+        Raises:
+            ValueError: bad ``rows`` or ``seats``, or an ``out`` of the wrong shape or dtype.
+        """
+        r = self._rows_any(rows)
+        s = np.asarray(seats).reshape(-1)
+        if s.shape != r.shape or (s.size and s.dtype.kind not in "iu"):
+            raise ValueError(f"seats must be one integer seat per row ({r.size}), got {s.dtype}{list(s.shape)}")
+        s = s.astype(np.int64)
+        if s.size and (s.min() < 0 or s.max() >= self.num_players):
+            raise ValueError(f"seats must lie in 0..{self.num_players - 1}, got {s.min()}..{s.max()}")
+        dt = self._obs.dtype
+        if out is None:
+            out = np.zeros((r.size, self.obs_size), dtype=dt)
+        elif out.shape != (r.size, self.obs_size) or out.dtype != dt:
+            raise ValueError(f"out must be {dt}[{r.size}, {self.obs_size}], got {out.dtype}{list(out.shape)}")
+        if r.size:
+            _observe_rows(self.S, r, s, self._K, self._otabs, out)
+        return out
 
     def release_rows(self, rows: ArrayLike) -> BatchStep:
         """Make the rows in ``rows`` idle (``seat = -1``; see the module doc) until
@@ -372,13 +466,24 @@ class BatchedEngine:
         """The current buffers (what the last call returned), without stepping."""
         return self._out()
 
-    def random_actions(self) -> np.ndarray:
+    def random_actions(self, rows: ArrayLike | None = None) -> np.ndarray:
         """``int64[B]``: a uniformly random legal action per row (compiled; the random
         baseline at batch speed). Draws from the engine's seeded stream. The array is a buffer
-        that the next call overwrites."""
+        that the next call overwrites.
+
+        ``rows`` (optional row indices): draw for these rows only; the other entries are left
+        as they were. A row draws the same action as a full call would (the draw depends on
+        the call's key and the row, not on the other rows).
+
+        Raises:
+            ValueError: bad ``rows`` (integers in 0..B-1).
+        """
         self._draws += 1
         key = np.uint64((self.seed * 0x9E3779B97F4A7C15 + self._draws) % (1 << 64))
-        _sample_legal(self._mask_full.view(np.uint64), key, self._actions)
+        if rows is None:
+            _sample_legal(self._mask_full.view(np.uint64), key, self._actions)
+        else:
+            _sample_legal_rows(self._mask_full.view(np.uint64), key, self._rows_any(rows), self._actions)
         return self._actions
 
     def privileged(self, rows: ArrayLike | None = None, out: np.ndarray | None = None) -> np.ndarray:

@@ -9,13 +9,12 @@ learner's decision. docs/vector.md describes it; the rules are docs/rules.md's, 
 and episodes those of the AEC env (docs/env.md "Reward model and episodes").
 
 Implementation: the engine runs with ``autoreset=False`` and float32 observations. Opponent
-moves step only the envs where an opponent is to act: the others are held by marking them
-idle for that call (the engine skips idle rows and leaves their buffers as they are) and
-given their seats back after it (:meth:`BlotVectorEnv._step_held`). A finished deal's row is
-still in the engine when its episode ends, which gives the final observation (a
-:class:`~blot_env.batched.deal_row.DealRow` restored from it), the record and the result; the
-row is then dealt again with the engine's own seeded stream (``reset_rows``), the same deals
-as ``autoreset=True`` would give.
+moves step only the envs where an opponent is to act: the others are held
+(``BatchedEngine.step(actions, hold=rows)`` leaves those rows as they are). A finished
+deal's row is still in the engine when its episode ends, which gives the final observation
+(``BatchedEngine.observe``, all finished envs in one compiled call), the record and the
+result; the row is then dealt again with the engine's own seeded stream (``reset_rows``), the
+same deals as ``autoreset=True`` would give.
 """
 
 from __future__ import annotations
@@ -31,7 +30,6 @@ from gymnasium.vector.utils import batch_space
 
 from ..batched import BatchedEngine
 from ..batched.convert import result_from_array
-from ..batched.deal_row import DealRow
 from ..engine import apply_action
 from ..env import EPISODES
 from ..errors import ConfigError, IllegalActionError
@@ -132,14 +130,15 @@ class BlotVectorEnv(gym.vector.VectorEnv):
             ``None``: the engine's random dealer.
         max_deals: match mode: truncate a match after this many deals.
         final_obs: put each finished episode's last observation in
-            ``infos["final_obs"]`` (Gymnasium's same-step autoreset; built one by one for
-            the finished episodes). ``False`` leaves it out (nothing bootstraps from it: deal
+            ``infos["final_obs"]`` (Gymnasium's same-step autoreset; built for the finished
+            episodes in one compiled call). ``False`` leaves it out (nothing bootstraps from it: deal
             episodes always terminate).
         records: put each finished deal's record (docs/deal-record.md, ``blot_env.record``)
             in ``infos["deal_record"]`` and its result in ``infos["deal_result"]``.
-        copy: return copies of the observation arrays (default, as Gymnasium's own vector
-            envs); ``False`` returns read-only views of the engine's buffers, valid until the
-            next ``step`` or ``reset``.
+        copy: return observation arrays that stay the caller's (default, as Gymnasium's own
+            vector envs; ``step`` returns a new array that the engine wrote and never writes
+            again, at no copying cost); ``False`` returns read-only views of the engine's
+            buffers, valid until the next ``step`` or ``reset``.
         rules: a :class:`~blot_env.rules_config.RulesConfig` instead of ``preset``.
         **rules_overrides: rules knobs set on top of the preset (rules.md 8).
 
@@ -252,6 +251,7 @@ class BlotVectorEnv(gym.vector.VectorEnv):
             ctrl[s] = keys[key]
         self._ctrl = ctrl
         self._random = [isinstance(o, RandomOpponent) for o in self.opponents]
+        self._random_arr = np.array(self._random + [False], dtype=bool)
         self._resets = [getattr(o, "reset", None) for o in self.opponents]
         self._rows = np.arange(B)
         self._shift = np.zeros(B, dtype=np.int64)  # engine seat p plays seat (p + shift) % n
@@ -264,11 +264,11 @@ class BlotVectorEnv(gym.vector.VectorEnv):
         self._matches: list[MatchState | None] = [None] * B
         self._pieces = np.zeros((B, 2, 4), dtype=np.float32)  # match pieces per env and observer side
         self._obs = np.zeros((B, D), dtype=np.float32) if self.match else None
-        self._scratch = DealRow(cfg, observation_kind) if self.final_obs else None
         self._hist = np.zeros((B, 64), dtype=np.int64)
         self._hist_len = np.zeros(B, dtype=np.int64)
         self._opp_rng = np.random.default_rng(0)
         self._started = False
+        self._handed: np.ndarray | None = None  # the engine's buffer, returned by the last step
         self.agent_steps = 0
         """Moves applied since construction, the learner's and the opponents' (for benchmarks)."""
         # the step's outputs, filled by _end_deals
@@ -297,6 +297,9 @@ class BlotVectorEnv(gym.vector.VectorEnv):
         """
         if seed is not None and (not _is_int(seed) or seed < 0):
             raise ConfigError(f"seed must be a non-negative int or None, got {seed!r}")
+        if self._handed is not None:  # the caller holds the engine's buffer: write elsewhere
+            self.engine.swap_obs_buffer(self._handed.copy())
+            self._handed = None
         mask = None
         if options:
             if not isinstance(options, dict) or set(options) - {"reset_mask"}:
@@ -350,11 +353,20 @@ class BlotVectorEnv(gym.vector.VectorEnv):
         self._length += 1
         if self.records:
             self._log(self._rows, a)
+        if self.copy and not self.match:
+            # every env moves in this step, so the engine writes every row's observation: into
+            # a new array, returned as it is (the copy that copy=True promises, without copying)
+            self._handed = np.empty((self.num_envs, self._d0), dtype=np.float32)
+            eng.swap_obs_buffer(self._handed)
         out = eng.step(a)
         self.agent_steps += self.num_envs
         self._end_deals(np.flatnonzero(out.done), out)
         self._advance()
-        return self._observations(), self._rew.copy(), self._term.copy(), self._trunc.copy(), self._infos()
+        if self._handed is not None:
+            obs = {"observation": self._handed, "action_mask": np.ascontiguousarray(eng.buffers().action_mask)}
+        else:
+            obs = self._observations()
+        return obs, self._rew.copy(), self._term.copy(), self._trunc.copy(), self._infos()
 
     def action_masks(self) -> np.ndarray:
         """``bool[B, A]``: the legal actions of the learner seat to act in every env (a copy)."""
@@ -414,8 +426,8 @@ class BlotVectorEnv(gym.vector.VectorEnv):
             for k in np.unique(ctrl):
                 rows = opp[ctrl == k]
                 if self._random[k]:
-                    if rand is None:
-                        rand = eng.random_actions()
+                    if rand is None:  # one draw for the rows of every random opponent
+                        rand = eng.random_actions(opp[self._random_arr[ctrl]])
                     actions[rows] = rand[rows]
                 else:
                     actions[rows] = self._opponent_actions(int(k), rows, seat[rows])
@@ -429,18 +441,8 @@ class BlotVectorEnv(gym.vector.VectorEnv):
 
     def _step_held(self, actions: np.ndarray, held: np.ndarray):
         """``engine.step(actions)`` with the rows ``held`` left as they are (the learner is to
-        act there). The engine ignores idle rows (``seat == -1``) and leaves their buffers
-        untouched, so the held rows are made idle for the call and given their seats back."""
-        eng = self.engine
-        if held.size == 0:
-            return eng.step(actions)
-        seat_buf = eng._seat  # the engine's own seat buffer (BatchStep.seat is a read-only view of it)
-        saved = seat_buf[held].copy()
-        seat_buf[held] = -1
-        try:
-            return eng.step(actions)
-        finally:
-            seat_buf[held] = saved
+        act there)."""
+        return self.engine.step(actions, hold=held if held.size else None)
 
     def _opponent_actions(self, k: int, rows: np.ndarray, phys: np.ndarray) -> np.ndarray:
         eng = self.engine
@@ -532,16 +534,15 @@ class BlotVectorEnv(gym.vector.VectorEnv):
         if self.final_obs:
             fo = self._final.setdefault("final_obs", np.full(B, None, dtype=object))
             self._final.setdefault("_final_obs", np.zeros(B, dtype=bool))[ends] = True
-            S = self.engine.S
             zeros = np.zeros(self.num_actions, dtype=np.int8)
             zeros.flags.writeable = False  # one read-only all-zero mask shared by the final observations
-            for e in ends:
-                self._scratch.restore({"row": S[e], "history": ()})
-                o, _ = self._scratch.observe(int(self._last_seat[e]), with_mask=False)
-                if self.match:
-                    side = int((self._last_seat[e] + self._shift[e]) % 2)
-                    o = np.concatenate([o, self._pieces[e, side]])
-                fo[e] = {"observation": o, "action_mask": zeros}
+            seats = self._last_seat[ends]
+            obs = self.engine.observe(ends, seats)  # the finished deals, still in their rows
+            if self.match:
+                side = (seats + self._shift[ends]) % 2
+                obs = np.concatenate([obs, self._pieces[ends, side]], axis=1)
+            for i, e in enumerate(ends):
+                fo[e] = {"observation": obs[i], "action_mask": zeros}
         self._new_episodes(ends)
 
     def _new_episodes(self, rows: np.ndarray) -> None:
