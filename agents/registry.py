@@ -4,7 +4,9 @@ Names (docs/evaluation.md "The baseline agents"):
 
 * ``random`` (L0), ``rules`` (L1 "Easy"), ``rules-medium`` (L2 "Medium");
 * ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and
-  ``pimc-insane`` (L4), agents/search/;
+  ``pimc-insane`` (L4: at most 256 worlds per card, stopping early once the card is clear),
+  agents/search/; ``pimc-insane-full``: L4 with all 256 worlds at every card (its play
+  before issue 56);
 * ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
   a policy file;
 * ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search
@@ -43,9 +45,9 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 }
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
-KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "ppo", "ppo:NAME", "ppo-search-K", "ppo-search-K-eE",
-         "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K", "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt",
-         "PATH.pt", "BIDDER+PLAYER")
+KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "pimc-insane-full", "ppo", "ppo:NAME", "ppo-search-K",
+         "ppo-search-K-eE", "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K", "ppo-rollout-K-zZ",
+         "ppo-rollout-K:PATH.pt", "PATH.pt", "BIDDER+PLAYER")
 
 
 class UnknownAgentError(ValueError):
@@ -133,9 +135,17 @@ def _names_a_file(key: str) -> bool:
     return Path(key).exists() or (":" in key and Path(key.split(":", 1)[1]).exists())
 
 
+#: ``(stop_z, stop_tol)`` of ``pimc-insane``'s card decisions: stop once no other card can be
+#: more than ``stop_tol`` points better by ``stop_z`` standard errors (``PIMCAgent``,
+#: docs/search.md section 3)
+INSANE_STOP = (2.0, 1.0)
+
+
 def _make_pimc(key: str) -> Agent:
     """``pimc-K`` (L3, K worlds), ``pimc-K:SECONDS`` (with a per-decision time budget),
-    ``pimc-insane`` (L4: K=256, worlds picked or weighted by the bidding model); agents/search/pimc.py."""
+    ``pimc-insane`` (L4: K=256, worlds picked or weighted by the bidding model, card decisions
+    stopped early at ``INSANE_STOP``), ``pimc-insane-full`` (the same with all 256 worlds at
+    every card); agents/search/pimc.py."""
     from .search.pimc import PIMCAgent
 
     spec = key[5:]
@@ -150,9 +160,13 @@ def _make_pimc(key: str) -> Agent:
             raise UnknownAgentError(f"time budget {sec!r} in {key!r} is not a positive number of seconds; "
                                     f"expected pimc-K:SECONDS with SECONDS > 0")
     if spec == "insane":
+        return PIMCAgent(k=256, time_budget=budget, weighted=True, name=key,
+                         stop_z=INSANE_STOP[0], stop_tol=INSANE_STOP[1])
+    if spec == "insane-full":
         return PIMCAgent(k=256, time_budget=budget, weighted=True, name=key)
     if not spec.isdigit() or int(spec) < 1:
-        raise UnknownAgentError(f"unknown agent {key!r}; expected pimc-K (K >= 1), pimc-K:SECONDS or pimc-insane")
+        raise UnknownAgentError(f"unknown agent {key!r}; expected pimc-K (K >= 1), pimc-K:SECONDS, pimc-insane "
+                                "or pimc-insane-full")
     return PIMCAgent(k=int(spec), time_budget=budget, name=key)
 
 

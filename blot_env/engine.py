@@ -7,6 +7,7 @@ Every function is pure: it returns a new :class:`State` and never mutates one.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import cache
 from typing import Any
 
 import numpy as np
@@ -72,19 +73,44 @@ def new_deal(cfg: RulesConfig, dealer: int, hands: list[int] | tuple[int, ...],
                  seat=(dealer + 1) % n, history=(), hands=hands, **extra)
 
 
+@cache
+def _deck_cards(deck: int) -> np.ndarray:
+    """``int64[cards]``: the card ids of a deck bitmask, ascending (read-only; copy to shuffle)."""
+    cards = np.array(cards_of(deck), dtype=np.int64)
+    cards.setflags(write=False)
+    return cards
+
+
 def deal_random(cfg: RulesConfig, rng: np.random.Generator, dealer: int = 0) -> State:
     """Shuffle with ``rng`` (a ``numpy.random.Generator``) and deal (rules.md 2.1, 3, 4, 5.1, 6).
 
     Each seat gets ``cfg.hand_size`` consecutive cards of the shuffled deck (Open Blot: in pile
-    order); the rest is the stock in draw order (duels: the open card first).
+    order); the rest is the stock in draw order (duels: the open card first). The result is
+    :func:`new_deal` of those cards (a valid deal by construction, so only Open Blot's piles
+    go through its checks); ``rng`` draws one ``shuffle`` of the deck's card ids.
+
+    Raises:
+        ValueError: ``dealer`` is no seat.
     """
-    cards = np.array(cards_of(deck_mask(cfg)))
+    cards = _deck_cards(deck_mask(cfg)).copy()
     rng.shuffle(cards)
+    order = cards.tolist()
     n, k = cfg.num_players, cfg.hand_size
-    chunks = [tuple(int(c) for c in cards[s * k:(s + 1) * k]) for s in range(n)]
-    hands = [sum(1 << c for c in ch) for ch in chunks]
-    stock = tuple(int(c) for c in cards[n * k:])
-    return new_deal(cfg, dealer, hands, stock, tuple(chunks) if variants.has_piles(cfg) else None)
+    if variants.has_piles(cfg):
+        chunks = tuple(tuple(order[s * k:(s + 1) * k]) for s in range(n))
+        hands = [sum(1 << c for c in ch) for ch in chunks]
+        return new_deal(cfg, dealer, hands, tuple(order[n * k:]), chunks)
+    if not 0 <= dealer < n:
+        raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+    held = []
+    for s in range(n):
+        h = 0
+        for c in order[s * k:(s + 1) * k]:
+            h |= 1 << c
+        held.append(h)
+    hands = tuple(held)
+    return State(cfg=cfg, dealer=dealer, start_hands=hands, stock=tuple(order[n * k:]), phase=Phase.AUCTION,
+                 seat=(dealer + 1) % n, history=(), hands=hands)
 
 
 def layout(state_or_cfg) -> ActionLayout:

@@ -369,8 +369,11 @@ class raw_env(AECEnv):
             raise RuntimeError("step() after the episode ended: every agent is done; call reset() first")
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        deal = self.deal
-        seat = deal.step(action)  # raises IllegalActionError; the deal is then untouched
+        return self._step_live(agent, action)
+
+    def _step_live(self, agent: str, action: int | None) -> None:
+        """``step`` of ``agent``, the agent to act, which is live (the caller checked both)."""
+        seat = self.deal.step(action)  # raises IllegalActionError; the deal is then untouched
         self._obs_cache = {}
         self._cumulative_rewards[agent] = 0.0
         if self._dirty:
@@ -378,10 +381,41 @@ class raw_env(AECEnv):
         if seat >= 0:
             self.agent_selection = self._agent_of_seat[seat]
             return None  # every reward is 0: nothing to accumulate
+        deal = self.deal
         result = deal.result()
         self._end_deal(result, (self._deal0, tuple(deal.history), result))
         self._accumulate_rewards()
         return None
+
+    def _was_dead_step(self, action: None) -> None:
+        """PettingZoo's ``AECEnv._was_dead_step`` (the same effect, in fewer lookups): remove the
+        done agent to act, select the next done agent (else the one ``_skip_agent_selection``
+        kept), and zero the rewards. Raises ValueError for an action other than None."""
+        if action is not None:
+            raise ValueError("when an agent is dead, the only valid action is None")
+        agent = self.agent_selection
+        terminations, truncations, rewards = self.terminations, self.truncations, self.rewards
+        assert terminations[agent] or truncations[agent], "an agent that was not dead as attempted to be removed"
+        del terminations[agent]
+        del truncations[agent]
+        del rewards[agent]
+        del self._cumulative_rewards[agent]
+        del self.infos[agent]
+        agents = self.agents
+        agents.remove(agent)
+        for a in agents:
+            if terminations[a] or truncations[a]:
+                if getattr(self, "_skip_agent_selection", None) is None:
+                    self._skip_agent_selection = agent
+                self.agent_selection = a
+                break
+        else:
+            skip = getattr(self, "_skip_agent_selection", None)
+            if skip is not None:
+                self.agent_selection = skip
+            self._skip_agent_selection = None
+        for a in rewards:
+            rewards[a] = 0
 
     def _clear_step(self) -> None:
         """Zero the rewards and empty the infos that the end of a deal filled."""
@@ -430,12 +464,13 @@ class raw_env(AECEnv):
         cached = self._obs_cache.get(agent)
         if cached is not None:
             return cached
-        if agent not in self._seat_of:
+        seat = self._seat_of.get(agent)
+        if seat is None:
             raise self._unknown_agent(agent)
         if self._deal0 is None:
             raise RuntimeError("observe() before reset(): call reset() first")
-        live = not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
-        obs, mask = self.deal.observe(self._seat_of[agent], live)
+        live = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        obs, mask = self.deal.observe(seat, live)
         out = self._obs_cache[agent] = {"observation": obs, "action_mask": mask}
         return out
 
@@ -576,7 +611,9 @@ def env(preset: str = "bazar", episode: str = "deal", render_mode: str | None = 
     ``TerminateIllegalWrapper(illegal_reward)`` (an illegal move ends the episode, the mover
     gets ``illegal_reward``, everyone else 0; ``illegal_reward=None`` leaves it out so the raw
     env raises IllegalActionError), ``AssertOutOfBoundsWrapper``, ``OrderEnforcingWrapper``
-    (the subclasses of :mod:`blot_env.wrappers`, which only speed up attribute access).
+    (the subclasses of :mod:`blot_env.wrappers`, which behave as PettingZoo's and only take
+    shorter paths: direct attribute access, and ``last``/``step`` of the common cases done by
+    the outer wrapper).
     Other keyword arguments go to :class:`raw_env`.
 
     Raises:

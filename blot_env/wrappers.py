@@ -12,6 +12,10 @@ subclasses keep the wrappers' behaviour and messages (they *are*
   unwrapped env, which is where the forwarding chain ends anyway;
 * take a short path for the common case of each method (a legal action of a live agent,
   ``last()``, the ``agent_iter`` loop) and hand every other case to PettingZoo's own code;
+  around exactly this module's stack (:func:`classic_stack`), ``OrderEnforcingWrapper`` does
+  the inner wrappers' work of ``last()``, a legal step and a dead step itself instead of
+  calling through them (the same effect: ``tests/test_env_fast.py`` plays it against
+  PettingZoo's classes; the measured effect is in docs/env.md, "Throughput");
 * refuse a value that is no action id with :class:`~blot_env.errors.IllegalActionError`
   naming the value, the seat and agent, and what an id must be
   (:func:`blot_env.actions.action_id`: an int, numpy integer or 0-d integer array in
@@ -165,20 +169,91 @@ class AssertOutOfBoundsWrapper(_Direct, pzw.AssertOutOfBoundsWrapper):
             self.env.step(self._checked(action, self._n))
 
 
+def _defined_by(cls: type, name: str) -> type | None:
+    """The class of ``cls.__mro__`` whose body defines ``name`` (None: none)."""
+    return next((k for k in cls.__mro__ if name in vars(k)), None)
+
+
+def _fused_chain(env: AECEnv) -> tuple[TerminateIllegalWrapper | None, int] | None:
+    """``(terminate, n)`` when ``env`` is exactly this module's ``AssertOutOfBoundsWrapper``
+    around (this module's ``TerminateIllegalWrapper`` around) the unwrapped env, with one
+    ``Discrete(n)`` action space; ``terminate`` is that wrapper or None. Else None: another
+    stack (a subclass, a user's wrapper in between) always goes through every wrapper."""
+    if type(env) is not AssertOutOfBoundsWrapper or env._n <= 0:
+        return None
+    inner = env.env
+    term = None
+    if type(inner) is TerminateIllegalWrapper:
+        term, inner = inner, inner.env
+    if inner is not env.unwrapped:
+        return None
+    return term, env._n
+
+
 class OrderEnforcingWrapper(_Direct, pzw.OrderEnforcingWrapper):
     """``pettingzoo.utils.wrappers.OrderEnforcingWrapper`` with direct bookkeeping access
-    (still raising AttributeError before ``reset``)."""
+    (still raising AttributeError before ``reset``).
+
+    Around :func:`classic_stack`'s own wrappers (exactly ``AssertOutOfBoundsWrapper`` around
+    ``TerminateIllegalWrapper``, or without it, around the unwrapped env) the common calls
+    skip the inner wrappers' Python frames and do their work here, with the same effect:
+
+    * ``last()`` observes through the unwrapped env and records the observation and info as
+      ``TerminateIllegalWrapper.observe`` does (the mask that its ``step`` checks);
+    * ``step(a)`` with an ``int`` id inside the space that the recorded mask allows, for a
+      live agent after no illegal move: both inner wrappers would pass it on (their short
+      paths), so the unwrapped env steps it directly;
+    * ``step(None)`` for a done agent after no illegal move: the dead step of the unwrapped
+      env, which is where both inner wrappers send it.
+
+    Every other case (an illegal or out-of-space action, an action of another type, an
+    episode ended by an illegal move, ``observe`` called directly) goes through the stack.
+    """
 
     def __init__(self, env: AECEnv):
         super().__init__(env)
         self._bind(env)
+        fused = _fused_chain(env)
+        #: the short paths are on (see the class docstring)
+        self._fused = fused is not None
+        #: the TerminateIllegalWrapper of the fused stack (None: none), and n of Discrete(n)
+        self._term, self._n = fused if fused is not None else (None, -1)
+        #: the unwrapped env steps a live agent to act with ``_step_live(agent, action)``
+        #: (:class:`blot_env.env.raw_env`, unless a subclass overrides ``step`` alone; other
+        #: envs: ``step(action)``)
+        owner = _defined_by(type(self._raw), "_step_live")
+        self._has_step_live = owner is not None and owner is _defined_by(type(self._raw), "step")
 
     def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
+        raw = self._raw
+        if not (self._has_reset and raw.agents):
+            return super().step(action)
+        self._has_updated = True
+        if self._fused:
+            term = self._term
+            if type(action) is int:
+                if 0 <= action < self._n:
+                    if term is None:
+                        return raw.step(action)
+                    prev = term._prev_obs
+                    if type(prev) is dict and not term._terminated:
+                        agent = raw.agent_selection
+                        mask = prev.get("action_mask")
+                        if (mask is not None and action < len(mask) and mask[action]
+                                and not raw.terminations[agent] and not raw.truncations[agent]):
+                            term._prev_obs = None
+                            term._prev_info = None
+                            if self._has_step_live:
+                                return raw._step_live(agent, action)
+                            return raw.step(action)
+            elif action is None and (term is None or not term._terminated):
+                agent = raw.agent_selection
+                if raw.terminations.get(agent) or raw.truncations.get(agent):
+                    if term is not None:
+                        term._prev_obs = None
+                        term._prev_info = None
+                    return raw.step(None)
+        return self.env.step(action)
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
@@ -192,7 +267,16 @@ class OrderEnforcingWrapper(_Direct, pzw.OrderEnforcingWrapper):
         raw = self._raw
         agent = raw.agent_selection
         assert agent is not None
-        observation = self.observe(agent) if observe else None
+        if not observe:
+            observation = None
+        elif self._fused:
+            observation = raw.observe(agent)
+            term = self._term
+            if term is not None:  # TerminateIllegalWrapper.observe of the agent to act
+                term._prev_obs = observation
+                term._prev_info = raw.infos.get(agent, {})
+        else:
+            observation = self.observe(agent)
         return (observation, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent],
                 raw.infos[agent])
 

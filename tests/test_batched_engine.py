@@ -251,3 +251,23 @@ def test_step_hold_leaves_the_held_rows_as_they_are():
     with pytest.raises(ValueError, match="rows must lie"):
         eng.step(eng.random_actions(), hold=[8])
     np.testing.assert_array_equal(eng.buffers().seat[held], before[2])  # a refused call holds nothing
+
+
+@pytest.mark.parametrize("obs_dtype", ["float32", "uint8"])
+def test_step_phases_only_steps_the_engine_and_its_parts_add_up(obs_dtype):
+    from blot_env.batched.profile import step_phases
+
+    seen = BatchedEngine("bazar", num_envs=64, seed=5, obs_dtype=obs_dtype)
+    plain = BatchedEngine("bazar", num_envs=64, seed=5, obs_dtype=obs_dtype)
+    ticks = iter(range(10**6))
+    phases = step_phases(seen, calls=3, clock=lambda: float(next(ticks)))  # one tick per phase
+    for _ in range(4):  # the warm-up step and the 3 timed ones
+        plain.step(plain.random_actions())
+    np.testing.assert_array_equal(seen.S, plain.S)
+    for a, b in zip(seen.buffers(), plain.buffers()):
+        np.testing.assert_array_equal(a, b)
+    per_tick = 1e9 / 64
+    assert phases["step"] == pytest.approx(per_tick)
+    assert phases["move_score_deal"] == pytest.approx(per_tick - 3 * per_tick)
+    with pytest.raises(ValueError, match="calls"):
+        step_phases(seen, calls=0)

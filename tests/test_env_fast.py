@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils import wrappers as pzw
 
-from blot_env import PRESETS
+from blot_env import PRESETS, make_rules
 from blot_env.batched.convert import from_state
 from blot_env.env import env, raw_env
 from blot_env.errors import IllegalActionError
@@ -241,3 +241,142 @@ def test_wrapped_env_matches_pettingzoo_wrappers_on_the_reference(preset):
                 assert fast.rewards[agent] == -3.0 and all(fast.terminations.values())
         assert not fast.agents and not ref.agents
     assert penalized >= 2
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_deal_random_is_new_deal_of_its_shuffle(preset):
+    """``engine.deal_random`` builds the state directly (no checks but Open Blot's): the same
+    state, and the same RNG draws, as ``new_deal`` of one shuffle of the deck's card ids."""
+    from blot_env.cards import cards_of
+    from blot_env.engine import deal_random, deck_mask, new_deal
+    from blot_env.variants import has_piles
+
+    cfg = make_rules(preset)
+    n, k = cfg.num_players, cfg.hand_size
+    for seed in range(25):
+        r1, r2 = np.random.default_rng(seed), np.random.default_rng(seed)
+        for dealer in range(n):
+            cards = np.array(cards_of(deck_mask(cfg)))
+            r1.shuffle(cards)
+            chunks = [tuple(int(c) for c in cards[s * k:(s + 1) * k]) for s in range(n)]
+            hands = [sum(1 << c for c in ch) for ch in chunks]
+            want = new_deal(cfg, dealer, hands, tuple(int(c) for c in cards[n * k:]),
+                            tuple(chunks) if has_piles(cfg) else None)
+            got = deal_random(cfg, r2, dealer)
+            assert got == want and type(got.seat) is type(want.seat)
+        assert r1.integers(1 << 40) == r2.integers(1 << 40)
+    with pytest.raises(ValueError, match="dealer must be a seat"):
+        deal_random(cfg, np.random.default_rng(0), n)
+
+
+def _pz_stack_of(raw, illegal_reward):
+    """PettingZoo's own classic stack, without TerminateIllegalWrapper for ``illegal_reward=None``."""
+    inner = raw if illegal_reward is None else pzw.TerminateIllegalWrapper(raw, illegal_reward)
+    return pzw.OrderEnforcingWrapper(pzw.AssertOutOfBoundsWrapper(inner))
+
+
+@pytest.mark.parametrize("illegal_reward", [None, -2.0])
+def test_wrapped_short_paths_match_pettingzoo_wrappers(illegal_reward):
+    """The short paths of ``blot_env.wrappers.OrderEnforcingWrapper`` (``last``, a legal step,
+    a dead step) against PettingZoo's wrapper classes: with and without TerminateIllegal, with
+    observations of other agents in between, ``last(observe=False)`` before a step, numpy ids,
+    illegal ids (penalty, or the raw env's IllegalActionError) and clones taken mid-episode."""
+    rng = np.random.default_rng(11)
+    for k in range(4):
+        fast = env("bazar", illegal_reward=illegal_reward)
+        ref = _pz_stack_of(raw_env("bazar", engine="reference"), illegal_reward)
+        assert fast._fused
+        fast.reset(seed=k)
+        ref.reset(seed=k)
+        illegal_at = int(rng.integers(3, 30)) if k % 2 else -1
+        clone = None
+        for i, agent in enumerate(fast.agent_iter(10_000)):
+            assert agent == ref.agent_selection
+            if i % 7 == 3:  # an observation of another agent first: not the one the mask check uses
+                other = fast.possible_agents[(fast.possible_agents.index(agent) + 1) % 4]
+                assert np.array_equal(fast.observe(other)["observation"], ref.observe(other)["observation"])
+            if i % 11 == 5:
+                assert fast.last(observe=False)[1:] == ref.last(observe=False)[1:]
+                obs = fast.unwrapped.observe(agent)
+                ref.unwrapped.observe(agent)
+                term, trunc = fast.terminations[agent], fast.truncations[agent]
+            else:
+                obs, rew, term, trunc, info = fast.last()
+                robs, *rest = ref.last()
+                assert (rew, term, trunc, info) == tuple(rest)
+                assert np.array_equal(obs["action_mask"], robs["action_mask"])
+            if term or trunc:
+                a = None
+            elif i == illegal_at:
+                a = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+                if illegal_reward is None:
+                    for e in (fast, ref):
+                        with pytest.raises(IllegalActionError):
+                            e.step(a)
+                    a = choose(fast.unwrapped, obs["action_mask"], rng)
+            else:
+                a = choose(fast.unwrapped, obs["action_mask"], rng)
+                a = np.int64(a) if i % 5 == 0 else a
+            if i == 20:
+                clone = (copy.deepcopy(fast), i)
+            fast.step(a)
+            ref.step(a)
+            assert fast.agents == ref.agents and fast.agent_selection == ref.agent_selection
+            assert fast.rewards == ref.rewards and fast.terminations == ref.terminations
+            assert fast._cumulative_rewards == ref._cumulative_rewards and fast.infos == ref.infos
+        assert not fast.agents and not ref.agents
+        if clone is not None:  # the clone's short paths use the clone's own wrappers
+            c = clone[0]
+            assert c._fused and c._raw is c.unwrapped is not fast.unwrapped
+            if illegal_reward is not None:
+                assert c._term is c.env.env is not fast._term
+            while c.agents:
+                o, _, term, trunc, _ = c.last()
+                c.step(None if term or trunc else int(np.flatnonzero(o["action_mask"])[0]))
+
+
+def test_short_paths_only_around_the_classic_stack():
+    """A wrapper of the user's between the inner wrappers (or a subclass) turns the short
+    paths off: every call then goes through each wrapper."""
+    from blot_env.wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
+
+    calls = []
+
+    class Spy(pzw.BaseWrapper):
+        def step(self, action):
+            calls.append(("step", action))
+            super().step(action)
+
+        def observe(self, agent):
+            calls.append(("observe", agent))
+            return super().observe(agent)
+
+    class MyAssert(AssertOutOfBoundsWrapper):
+        pass
+
+    assert env("bazar")._fused and env("bazar", illegal_reward=None)._fused
+    assert env("bazar")._has_step_live
+
+    class LoggedStep(raw_env):  # a subclass's own step is called, not the raw env's inner one
+        def step(self, action):
+            calls.append(("raw step", action))
+            super().step(action)
+
+    from blot_env.wrappers import classic_stack
+
+    w = classic_stack(LoggedStep("bazar"), -1.0)
+    assert w._fused and not w._has_step_live
+    w.reset(seed=0)
+    a = int(np.flatnonzero(w.last()[0]["action_mask"])[0])
+    w.step(a)
+    assert calls == [("raw step", a)]
+    calls.clear()
+    assert not OrderEnforcingWrapper(MyAssert(raw_env("bazar")))._fused
+    w = OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(Spy(raw_env("bazar")), -1.0)))
+    assert not w._fused
+    w.reset(seed=0)
+    agent = w.agent_selection
+    o = w.last()[0]
+    a = int(np.flatnonzero(o["action_mask"])[0])
+    w.step(a)
+    assert calls == [("observe", agent), ("step", a)]

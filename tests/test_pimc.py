@@ -159,3 +159,181 @@ def test_weighted_auction_evaluates_worlds_picked_from_its_pool():
         if checked >= 2 and reused >= 1:
             break
     assert checked >= 2 and reused >= 1
+
+
+# ---------------------------------------------------------------- adaptive early stopping (issue 56)
+def _late_positions(n: int, seed: int, tricks_left: int = 3, preset: str = "bazar"):
+    """``n`` card decisions (more than one legal card) with ``tricks_left`` tricks or fewer to play."""
+    cfg = make_rules(preset)
+    lay = layout_for(cfg)
+    rng = np.random.default_rng(seed)
+    ra = RandomAgent()
+    out = []
+    while len(out) < n:
+        s = deal_random(cfg, rng, int(rng.integers(cfg.num_players)))
+        while s.phase == Phase.AUCTION:
+            s = apply_action(s, ra.act(seat_view(s, current_seat(s)), rng))
+        while s.phase == Phase.PLAY:
+            view = seat_view(s, current_seat(s))
+            if (s.trick_no >= cfg.num_tricks - tricks_left and len(view.legal) > 1
+                    and all(lay.block_of[a] == "PLAY" for a in view.legal)):
+                out.append(view)
+                break
+            a = legal_actions(s)
+            s = apply_action(s, a[rng.integers(len(a))])
+    return out
+
+
+def _counting_solver(monkeypatch):
+    """Patch the solver PIMC calls so that it counts the worlds solved."""
+    from agents.search import pimc
+
+    calls = []
+    orig = pimc.solver.card_values_team0
+
+    def count(state):
+        calls.append(1)
+        return orig(state)
+
+    monkeypatch.setattr(pimc.solver, "card_values_team0", count)
+    return calls
+
+
+def _reference_card(view, k, rng, weighted):
+    """pimc's card choice before issue 56, written out: K worlds, best weighted mean, lowest id on ties."""
+    from agents.search import solver
+    from agents.search.sampler import sample_worlds
+
+    worlds = sample_worlds(view, k, rng, weight=bidding_weight if weighted else None)
+    sign = 1 if view.seat % 2 == 0 else -1
+    tot: dict[int, float] = {}
+    for w in worlds:
+        for c, v in solver.card_values_team0(w.state).items():
+            tot[c] = tot.get(c, 0.0) + w.weight * sign * v
+    return layout_for(view.cfg).play_id(max(sorted(tot), key=lambda c: tot[c]))
+
+
+def test_stop_z_none_plays_as_before_and_never_stopping_early_is_the_same():
+    """stop_z=None is the K-world choice of before issue 56; with stop_z but min_worlds >= K the
+    batches draw the same worlds in the same order, so the choice is the same too."""
+    for view in _late_positions(6, seed=7, tricks_left=5):
+        for weighted in (False, True):
+            ref = _reference_card(view, 24, np.random.default_rng(9), weighted)
+            assert PIMCAgent(k=24, weighted=weighted).act(view, np.random.default_rng(9)) == ref
+            full = PIMCAgent(k=24, weighted=weighted, stop_z=2.0, min_worlds=24)
+            assert full.act(view, np.random.default_rng(9)) == ref
+            # batches of 3 after 5: the same 24 worlds as one draw
+            batched = PIMCAgent(k=24, weighted=weighted, stop_z=1e9, min_worlds=5, stop_every=3)
+            assert batched.act(view, np.random.default_rng(9)) == ref
+
+
+def test_early_stop_stops_on_clear_positions_and_never_before_min_worlds(monkeypatch):
+    calls = _counting_solver(monkeypatch)
+    agent = PIMCAgent(k=64, stop_z=2.0, stop_tol=0.5, min_worlds=8, stop_every=4)
+    counts = []
+    for view in _late_positions(12, seed=3, tricks_left=2):
+        calls.clear()
+        a = agent.act(view, np.random.default_rng(1))
+        assert a in view.legal
+        counts.append(len(calls))
+        assert len(calls) >= 8 and (len(calls) - 8) % 4 == 0 and len(calls) <= 64
+        a2 = PIMCAgent(k=64, stop_z=2.0, stop_tol=0.5, min_worlds=8, stop_every=4).act(view, np.random.default_rng(1))
+        assert a2 == a  # same generator, same decision
+    assert sorted(counts)[len(counts) // 2] == 8  # near the end most decisions are clear after the first batch
+    # an impossible threshold stops only on ties, else runs to K
+    calls.clear()
+    strict = PIMCAgent(k=20, stop_z=1e9, min_worlds=8, stop_every=4)
+    for view in _late_positions(4, seed=5, tricks_left=4):
+        calls.clear()
+        strict.act(view, np.random.default_rng(2))
+        assert len(calls) in (8, 12, 16, 20)
+
+
+def test_early_stop_with_a_time_budget_solves_one_world(monkeypatch):
+    calls = _counting_solver(monkeypatch)
+    (view,) = _late_positions(1, seed=11, tricks_left=6)
+    a = PIMCAgent(k=64, time_budget=0.0, stop_z=2.0, min_worlds=8).act(view, np.random.default_rng(0))
+    assert a in view.legal and len(calls) == 1
+
+
+def test_card_decided_separated_equivalent_and_open():
+    from agents.search.pimc import card_decided
+
+    # card 3 ahead of card 5 by 10 in every world but one: separated
+    rows = [{3: 10, 5: 0}] * 9 + [{3: 0, 5: 0}]
+    assert card_decided(rows, [1.0] * 10, 1, 3, 2.0)
+    # team 1's seat: the values are negated, so 5 leads
+    assert card_decided(rows, [1.0] * 10, -1, 5, 2.0)
+    assert not card_decided(rows, [1.0] * 10, -1, 3, 2.0)
+    # the same value in every world so far: decided only for cards known to be equivalent
+    tied = [{1: 4, 2: 4, 7: -3}] * 5
+    assert not card_decided(tied, [1.0] * 5, 1, 1, 2.0)
+    assert card_decided(tied, [1.0] * 5, 1, 1, 2.0, equivalent={1, 2})
+    assert not card_decided([{1: 4, 2: 3}] + tied, [1.0] * 6, 1, 1, 50.0, equivalent={1, 2})
+    # ... or within the tolerance
+    assert card_decided(tied, [1.0] * 5, 1, 1, 2.0, stop_tol=0.5)
+    # a one-world lead among noise: not separated
+    noisy = [{1: 10, 2: 0}, {1: 0, 2: 0}, {1: 0, 2: 0}, {1: 0, 2: 0}]
+    assert not card_decided(noisy, [1.0] * 4, 1, 1, 2.0)
+    assert card_decided(noisy, [1.0] * 4, 1, 1, 0.5)
+    assert card_decided(noisy, [1.0] * 4, 1, 1, 2.0, stop_tol=3.0)
+    # the weights: the effective number of worlds shrinks the evidence
+    rows = [{1: 2, 2: 0}, {1: 2, 2: 0}, {1: -1, 2: 0}, {1: 2, 2: 0}]
+    assert card_decided(rows, [1.0, 1.0, 1.0, 1.0], 1, 1, 1.0)
+    assert not card_decided(rows, [1.0, 0.01, 1.0, 0.01], 1, 1, 1.0)
+    assert not card_decided(rows, [0.0] * 4, 1, 1, 1.0)
+    assert card_decided([{4: 1}] * 3, [1.0] * 3, 1, 4, 2.0)  # one card: nothing to decide
+
+
+def test_equivalent_cards_have_one_value_in_every_world():
+    """Cards equivalent by the view (same suit and points, nothing in play between) score the
+    same in every sampled world; at least some such classes occur."""
+    from agents.search import solver
+    from agents.search.pimc import equivalent_cards
+    from agents.search.sampler import sample_worlds
+
+    merged = 0
+    for view in _late_positions(25, seed=13, tricks_left=6):
+        lay = layout_for(view.cfg)
+        cards = [lay.card_of(a) for a in view.legal]
+        rep = equivalent_cards(view, cards)
+        assert set(rep) == set(cards) and all(rep[c] <= c and rep[rep[c]] == rep[c] for c in cards)
+        groups = {}
+        for c in cards:
+            groups.setdefault(rep[c], []).append(c)
+        multi = [g for g in groups.values() if len(g) > 1]
+        merged += len(multi)
+        for w in sample_worlds(view, 4, np.random.default_rng(0)) if multi else ():
+            vals = solver.card_values_team0(w.state)
+            for g in multi:
+                assert len({vals[c] for c in g}) == 1, (g, vals)
+    assert merged >= 3
+
+
+def test_stop_parameters_are_validated():
+    for bad in (-0.1, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="stop_z must be None or a finite number >= 0"):
+            PIMCAgent(k=8, stop_z=bad)
+    for bad in (1, 0, 2.5):
+        with pytest.raises(ValueError, match="min_worlds must be an integer >= 2"):
+            PIMCAgent(k=8, stop_z=2.0, min_worlds=bad)
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="stop_tol must be a finite number >= 0"):
+            PIMCAgent(k=8, stop_z=2.0, stop_tol=bad)
+    with pytest.raises(ValueError, match="stop_every must be an integer >= 1"):
+        PIMCAgent(k=8, stop_z=2.0, stop_every=0)
+    a = PIMCAgent(k=8, stop_z=0)
+    assert a.stop_z == 0.0 and a.stop_tol == 0.0 and a.min_worlds == 32 and a.stop_every == 16
+    assert PIMCAgent(k=8).stop_z is None
+
+
+def test_insane_stops_early_and_insane_full_does_not():
+    from agents.registry import INSANE_STOP
+
+    a = make_agent("pimc-insane")
+    assert a.k == 256 and a.weighted and (a.stop_z, a.stop_tol) == INSANE_STOP and a.name == "pimc-insane"
+    b = make_agent("pimc-insane-full")
+    assert b.k == 256 and b.weighted and b.stop_z is None and b.name == "pimc-insane-full"
+    c = make_agent("pimc-insane-full:0.5")
+    assert c.time_budget == 0.5 and c.stop_z is None
+    assert make_agent("pimc-64").stop_z is None  # L3 unchanged

@@ -284,3 +284,58 @@ def test_kernel_moves_and_tricks_match_the_engine(preset):
             a = legal_actions(s)
             s = apply_action(s, a[rng.integers(len(a))])
     assert positions > 50 and tricks > 10
+
+
+def test_zero_point_cards_rank_lowest_in_every_strain():
+    """The table key (``_kernel._key``) merges positions that differ only in which zero-point
+    cards of a suit remain; that is sound because those cards rank below every card with
+    points (rules.md 1.1): plain 9 8 7 and trump 8 7, the last ranks of ``DESC``."""
+    for strain in range(5):
+        pts, _tstr, _pstr, desc, _above = solver._tables(strain)
+        for su in range(4):
+            row = 1 if su == strain else 0
+            zero = [k for k in range(8) if pts[su * 8 + desc[row, k]] == 0]
+            assert zero == list(range(5 + row, 8)), (strain, su)
+
+
+def test_positions_differing_in_zero_point_cards_share_key_and_value():
+    """At a trick boundary, give a seat another zero-point card of the same suit (one already
+    played, with no remaining zero-point card of that suit ranking between the two): the
+    table key stays the same and so does the full-window minimax code, on every preset
+    without piles."""
+    from dataclasses import replace
+
+    checked = 0
+    for preset in sorted(PRESETS):
+        cfg = make_rules(preset)
+        rng = np.random.default_rng(52)
+        for _ in range(40 * SCALE):
+            s = _random_play_state(cfg, rng, 2 + int(rng.integers(0, 3)))
+            if s.piles or s.trick or s.pending:
+                continue
+            _pts, _t, _p, desc, _a = solver._tables(s.contract.strain)
+            held = 0
+            for h in s.hands:
+                held |= h
+            swaps = []
+            for seat in range(s.n):
+                for su in range(4):
+                    row = 1 if su == s.contract.strain else 0
+                    zero = [su * 8 + int(desc[row, k]) for k in range(5 + row, 8)]
+                    for i, c in enumerate(zero):
+                        if not s.hands[seat] >> c & 1:
+                            continue
+                        for j in (i - 1, i + 1):  # a neighbour in rank that is no longer held
+                            if 0 <= j < len(zero) and not held >> zero[j] & 1:
+                                swaps.append((seat, c, zero[j]))
+            if not swaps:
+                continue
+            seat, c, z = swaps[int(rng.integers(len(swaps)))]
+            hands = list(s.hands)
+            hands[seat] = hands[seat] ^ (1 << c) ^ (1 << z)
+            t = replace(s, hands=tuple(hands))
+            a, b = solver._arrays(s), solver._arrays(t)
+            assert K._key(a[0], a[4], a[5], a[6], a[9]) == K._key(b[0], b[4], b[5], b[6], b[9])
+            assert solver.position_code(s) == solver.position_code(t), (preset, seat, c, z)
+            checked += 1
+    assert checked >= 20

@@ -34,13 +34,18 @@ Arrays (all int64 unless noted):
 * ``H[4]`` remaining cards per seat, ``CV[4]`` covered cards per seat, ``UNDER[32]``;
 * ``TR[4]`` cards of the trick in progress, ``ST[32]``: 0 leader, 1 cards in the trick,
   2 index of the trick being played (0-based), 3 won flags (bit 0 team 0 has won a trick in
-  this deal, bit 1 team 1), 4 node counter, 5 TT generation (already shifted to bit 53),
-  6 cutoffs and 7 the sum of the move numbers that cut (ordering diagnostics), 8 raw points
-  of the cards still held, 16 + t nodes visited in trick t;
-* ``P[8]``: 0 players (2 or 4, so seats wrap with ``& (n - 1)``), 1 strain (0..3, 4 = no
+  this deal, bit 1 team 1), 4 node counter, 5 TT generation (1..1023, kept in bits 40-49
+  of the entry's value word), 6 cutoffs and 7 the sum of the move numbers that cut
+  (ordering diagnostics), 8 raw points of the cards still held, 9 nodes at a trick
+  boundary given the cheap bounds, 10 and 11 of those cut by the lower and by the upper
+  bound, 12 table entries found, 13 of those that ended the node, 14 null-window searches
+  of :func:`root_levels`, 16 + t nodes visited in trick t;
+* ``P[9]``: 0 players (2 or 4, so seats wrap with ``& (n - 1)``), 1 strain (0..3, 4 = no
   trump), 2 partner exemption (4 players), 3 undertrump free, 4 tricks in the deal,
   5 kaput-defending team (-1: not a kaput contract), 6 TT bits, 7 1 to search the
-  second-to-last trick with the general search instead of ``_endgame2`` (for tests);
+  second-to-last trick with the general search instead of ``_endgame2`` (for tests), 8 1
+  to key the table on the zero-point cards' owners rather than the cards (:func:`_key`;
+  0 with Open Blot piles);
 * ``PTS[32]`` card points, ``TSTR[32]`` trick strength as a trump (0 if not a trump),
   ``PSTR[32]`` strength in its own suit when led, ``DESC[2, 8]`` ranks by strength
   (row 0 plain order, row 1 trump order), ``ABOVE[8]`` trump-rank masks above an order;
@@ -327,18 +332,41 @@ def _undo(H, CV, UNDER, TR, ST, PTS, c, SV, ply):
 
 
 @_jit_inline
-def _key(H, TR, ST, n):
-    """Exact position key (53 bits): cards still held, trick length, leader, won flags, trick cards.
+def _key(H, ST, P, PTS, DESC):
+    """Position key at a trick boundary (64 bits), the same for positions that differ only
+    in which cards of no points remain.
 
-    Card ownership is fixed within one solve, so the held cards give every hand."""
+    Card ownership is fixed within one solve, so the held cards of points give their hands
+    (bits 0-31, the zero-point cards' bits cleared). In every suit the cards of no points rank
+    below those with points (plain 9 8 7, trump 8 7, rules.md 1.1), so two positions whose
+    zero-point cards of a suit are held by the same seats in the same order of strength play
+    alike (map the i-th remaining one onto the i-th): the key holds, per suit, their owners
+    in that order (base 5, 7 bits a suit: bits 36-63), the leader (bits 32-33) and the won
+    flags (34-35). ``P[8] == 0`` (Open Blot piles, where a card may cover another) keeps
+    the exact cards instead."""
+    n = P[0]
     rem = 0
     for s in range(n):
         rem |= H[s]
-    tlen = ST[1]
-    key = rem | (tlen << 32) | (ST[0] << 34) | (ST[3] << 36)
-    for i in range(tlen):
-        key |= TR[i] << (38 + 5 * i)
-    return key
+    if P[8] == 0:
+        return rem | (ST[0] << 32) | (ST[3] << 34)
+    trump = P[1]
+    z = 0
+    for su in range(4):
+        row = 1 if su == trump else 0
+        e = 0
+        mul = 1
+        for k in range(5 + row, 8):
+            c = su * 8 + DESC[row, k]
+            if rem >> c & 1:
+                owner = 0
+                while (H[owner] >> c) & 1 == 0:
+                    owner += 1
+                e += (owner + 1) * mul
+                mul *= 5
+                rem ^= 1 << c
+        z = (z << 7) | e
+    return rem | (ST[0] << 32) | (ST[3] << 34) | (z << 36)
 
 
 @_jit_inline
@@ -590,35 +618,42 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
                 hit = True
             elif ST[1] == 0:
                 lo, hi = _bounds(H, ST, P, PTS)
+                ST[9] += 1
                 if lo >= beta:
                     ret = lo
                     hit = True
+                    ST[10] += 1
                 elif hi <= alpha:
                     ret = hi
                     hit = True
+                    ST[11] += 1
             use_tt = ST[2] < P[4] - 1 and ST[1] == 0
             if not hit and use_tt:
-                key = _key(H, TR, ST, n) | gen
+                key = _key(H, ST, P, PTS, DESC)
                 idx = _tt_index(key, P[6])
-                if TT[idx, 0] == key:
+                if TT[idx, 0] == key and (TT[idx, 1] >> 40) == gen:
                     e = TT[idx, 1]
                     lo = e & 0xFFFF
                     hi = (e >> 16) & 0xFFFF
+                    ST[12] += 1
                     if lo >= beta:
                         ret = lo
                         hit = True
+                        ST[13] += 1
                     elif hi <= alpha:
                         ret = hi
                         hit = True
+                        ST[13] += 1
                     elif lo == hi:
                         ret = lo
                         hit = True
+                        ST[13] += 1
                     else:
                         if lo > alpha:
                             alpha = lo
                         if hi < beta:
                             beta = hi
-                        first = (e >> 32) - 1
+                        first = ((e >> 32) & 0xFF) - 1
             if not hit:
                 FA[ply] = alpha
                 FB[ply] = beta
@@ -684,7 +719,7 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
             idx = FX[ply]
             key = FK[ply]
             if idx >= 0:
-                if TT[idx, 0] == key:
+                if TT[idx, 0] == key and (TT[idx, 1] >> 40) == gen:
                     e = TT[idx, 1]
                     lo = e & 0xFFFF
                     hi = (e >> 16) & 0xFFFF
@@ -701,7 +736,7 @@ def search(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT
                 else:
                     lo = best
                     hi = best
-                TT[idx, 1] = lo | (hi << 16) | ((FBC[ply] + 1) << 32)
+                TT[idx, 1] = lo | (hi << 16) | ((FBC[ply] + 1) << 32) | (gen << 40)
             if ply == ply0:
                 return best
             ply -= 1
@@ -751,6 +786,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         hi = L
         if 0 <= guess < L:
             t = steps[guess]
+            ST[14] += 1
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
                             FR, c, t - 1, t)
             if v >= t:
@@ -759,6 +795,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
                 hi = guess
         if lo < hi and guess > 0 and hi == guess:
             t = steps[guess - 1]
+            ST[14] += 1
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
                             FR, c, t - 1, t)
             if v >= t:
@@ -768,6 +805,7 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
         while lo < hi:
             mid = (lo + hi + 1) // 2
             t = steps[mid - 1]
+            ST[14] += 1
             v = child_value(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, SV, TT,
                             FR, c, t - 1, t)
             if v >= t:
@@ -776,3 +814,4 @@ def root_levels(H, CV, UNDER, TR, ST, P, PTS, TSTR, PSTR, DESC, ABOVE, MV, SC, S
                 hi = mid - 1
         out[i] = lo
         guess = lo
+

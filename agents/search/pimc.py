@@ -8,6 +8,17 @@ mean score difference for the seat's side.
 * **Cards**: ``K`` worlds; each legal card gets the solver's exact value in each world; the
   card with the highest mean wins (ties: the lowest card id). ``time_budget`` (seconds per
   decision) stops solving worlds once spent (at least one world is always solved).
+  With ``stop_z`` (adaptive early stopping, issue 56) the worlds are drawn and solved in
+  batches (``min_worlds``, then ``stop_every`` at a time, at most ``K``; the same worlds, in
+  the same order, as one draw of ``K``) and the decision stops at a batch's end once every
+  other card is either *separated* from the leader (the weighted mean of the leader's value
+  minus the card's, paired per world, exceeds ``stop_z`` standard errors less ``stop_tol``
+  points, the error from the weighted spread over the effective number of worlds
+  ``(sum w)^2 / sum w^2``) or *equivalent* to it (:func:`equivalent_cards`: same suit and
+  points, nothing left in play between them but the seat's own such cards, so the same value
+  in every world; the lowest card id among them is played, as with the full ``K``). Cards
+  that only happened to score the same in the worlds so far are not equivalent: over 400
+  bazar positions they were most of the early stops that chose another card than ``K = 256``.
 * **Bazar / belote auction, contra, recontra** (Monte-Carlo bidding): ``bid_worlds``
   completions of the hand; for each candidate strain (the two best by the L1 estimate plus
   the standing strain when it is the partner's) and each world, every level, kaput, contra
@@ -22,7 +33,8 @@ mean score difference for the seat's side.
 * **2-player trump choices** (take / name) use the L1 rule agent's choice.
 * **Declarations**: the solver's fixed policy (announce the highest class held, plain
   height, reveal, show), so that the agent plays as its solver assumes.
-* ``pimc-insane`` (L4): ``K = 256``, and the worlds follow
+* ``pimc-insane`` (L4): ``K = 256`` (its cards stopped early, ``registry.INSANE_STOP``;
+  ``pimc-insane-full``: always the 256 worlds), and the worlds follow
   :func:`agents.search.sampler.bidding_weight`, the L2 bidding model's reading of the other
   seats' bids. In the play each world is drawn uniformly among the consistent ones, then
   importance weighted. In the auction the seat draws a pool of ``bid_pool`` worlds at its
@@ -45,6 +57,7 @@ from dataclasses import replace
 import numpy as np
 
 from blot_env.actions import layout_for
+from blot_env.cards import card_points, strength
 from blot_env.codes import KAPUT_VALUE
 from blot_env.declarations import initial as initial_declarations
 from blot_env.state import Contract, Phase, State
@@ -72,14 +85,41 @@ class PIMCAgent(BaseAgent):
             over the worlds.
         z: and beyond ``margin``, this many standard errors of that mean gain (paired over
             the worlds): a guard against picking the luckiest of many noisy estimates.
+        stop_z: adaptive early stopping of the card decisions (module docstring): stop once
+            the leading card's paired mean advantage over every other card exceeds this many
+            standard errors less ``stop_tol`` (or the card is equivalent to it); ``None``
+            (default): always ``k`` worlds, as before issue 56. Finite and ``>= 0``.
+        stop_tol: with ``stop_z``, deal-score points (the solver's units) by which another
+            card may still be better when the search stops (``>= 0``; 0: the leader must be
+            ahead): cards this close are not worth more worlds.
+        min_worlds: with ``stop_z``, worlds solved before the first test (``>= 2``; at or
+            above ``k``: never stops early).
+        stop_every: with ``stop_z``, worlds solved between two tests (``>= 1``).
+
+    Raises:
+        ValueError: ``k < 1``, ``z < 0``, ``bid_pool < bid_worlds`` (weighted), ``stop_z`` or
+            ``stop_tol`` negative, infinite or NaN, ``min_worlds < 2`` or ``stop_every < 1``.
     """
 
     def __init__(self, k: int = 64, time_budget: float | None = None, weighted: bool = False,
                  bid_worlds: int | None = None, margin: float = 3.0, z: float = 1.5,
-                 name: str | None = None, bid_pool: int | None = None):
+                 name: str | None = None, bid_pool: int | None = None, stop_z: float | None = None,
+                 stop_tol: float = 0.0, min_worlds: int = 32, stop_every: int = 16):
         if k < 1:
             raise ValueError(f"k must be at least 1, got {k}")
+        if stop_z is not None and not 0 <= float(stop_z) < float("inf"):  # nan fails too
+            raise ValueError(f"stop_z must be None or a finite number >= 0 (standard errors), got {stop_z}")
+        if not 0 <= float(stop_tol) < float("inf"):
+            raise ValueError(f"stop_tol must be a finite number >= 0 (deal-score points), got {stop_tol}")
+        if int(min_worlds) != min_worlds or min_worlds < 2:
+            raise ValueError(f"min_worlds must be an integer >= 2 (a spread needs two worlds), got {min_worlds}")
+        if int(stop_every) != stop_every or stop_every < 1:
+            raise ValueError(f"stop_every must be an integer >= 1, got {stop_every}")
         self.k = int(k)
+        self.stop_z = None if stop_z is None else float(stop_z)
+        self.stop_tol = float(stop_tol)
+        self.min_worlds = int(min_worlds)
+        self.stop_every = int(stop_every)
         self.time_budget = time_budget
         self.weighted = weighted
         self.bid_worlds = int(bid_worlds) if bid_worlds else min(self.k, 8)
@@ -131,6 +171,8 @@ class PIMCAgent(BaseAgent):
 
     # ------------------------------------------------------------------ cards
     def _card(self, view: SeatView, rng: np.random.Generator) -> int:
+        if self.stop_z is not None:
+            return self._card_adaptive(view, rng)
         lay = layout_for(view.cfg)
         t0 = time.perf_counter()
         worlds = sample_worlds(view, self.k, rng, weight=self._weight())
@@ -144,6 +186,47 @@ class PIMCAgent(BaseAgent):
             for c, v in vals.items():
                 tot[c] = tot.get(c, 0.0) + w.weight * sign * v
             wsum += w.weight
+        if not tot:  # no world could be drawn: fall back on the rule agent
+            return self._rules.act(view, rng)
+        best = max(sorted(tot), key=lambda c: tot[c])
+        return lay.play_id(best)
+
+    def _card_adaptive(self, view: SeatView, rng: np.random.Generator) -> int:
+        """``_card`` with early stopping (``stop_z``): batches of worlds drawn one after the
+        other from ``rng`` (each draw of the sampler uses the generator alike, so the first
+        ``n`` worlds are those of one draw of ``k``), tested by :func:`card_decided` after
+        ``min_worlds`` and then every ``stop_every`` worlds. The batches share the sampler's
+        budget of ``50 * k`` draws (a full batch is counted as its size: where most draws are
+        rejected, a few more worlds than one draw of ``k`` finds can come)."""
+        lay = layout_for(view.cfg)
+        t0 = time.perf_counter()
+        sign = 1 if view.seat % 2 == 0 else -1
+        tot: dict[int, float] = {}
+        rows: list[dict[int, int]] = []
+        weights: list[float] = []
+        classes = equivalent_cards(view, [lay.card_of(a) for a in view.legal])
+        out_of_time = False
+        tries = 50 * self.k  # the sampler's draws for k worlds at once (sample_worlds' default)
+        while len(rows) < self.k and not out_of_time:
+            want = min(self.min_worlds if not rows else self.stop_every, self.k - len(rows))
+            batch = sample_worlds(view, want, rng, weight=self._weight(), max_tries=tries)
+            tries -= want  # at least that many draws; a short batch spent them all
+            for w in batch:
+                if rows and self.time_budget is not None and time.perf_counter() - t0 > self.time_budget:
+                    out_of_time = True
+                    break
+                vals = solver.card_values_team0(w.state)
+                for c, v in vals.items():
+                    tot[c] = tot.get(c, 0.0) + w.weight * sign * v
+                rows.append(vals)
+                weights.append(w.weight)
+            if out_of_time or len(batch) < want or tries <= 0:  # the sampler ran out of draws
+                break
+            if len(rows) < self.k and len(rows) >= self.min_worlds:
+                best = max(sorted(tot), key=lambda c: tot[c])
+                same = {c for c, r in classes.items() if r == classes.get(best, best)}
+                if card_decided(rows, weights, sign, best, self.stop_z, self.stop_tol, same):
+                    break
         if not tot:  # no world could be drawn: fall back on the rule agent
             return self._rules.act(view, rng)
         best = max(sorted(tot), key=lambda c: tot[c])
@@ -263,6 +346,85 @@ class PIMCAgent(BaseAgent):
         return out
 
 
+def equivalent_cards(view: SeatView, cards: list[int]) -> dict[int, int]:
+    """Classes of ``cards`` (the seat's legal cards) that have the same value in every world.
+
+    Two cards are equivalent when they are of one suit, score the same raw points under the
+    contract's strain, and every card of that suit ranked between them (trick strength, the
+    trump order in the trump suit) is out of play (in a finished trick) or one of ``cards`` of
+    the same points: whoever holds the hidden cards, playing one or the other leads to the same
+    tricks and points (the solver merges such cards as well, ``solver._root_order``).
+
+    Args:
+        view: the seat's view in the play phase.
+        cards: card ids (0..31) the seat may play.
+
+    Returns:
+        ``{card: representative}`` for every card of ``cards``; the representative is the
+        lowest card id of its class (a card alone is its own).
+    """
+    trump = view.contract_strain
+    out = {c for _, c in view.plays} - set(view.trick)
+    legal = set(cards)
+    rep: dict[int, int] = {c: c for c in cards}
+    for suit in {c >> 3 for c in cards}:
+        in_play = [c for c in range(suit * 8, suit * 8 + 8) if c not in out]
+        in_play.sort(key=lambda c: -strength(c, suit, trump))
+        run: list[int] = []
+        for c in in_play + [-1]:
+            if c in legal and run and card_points(c, trump) == card_points(run[-1], trump):
+                run.append(c)
+                continue
+            low = min(run) if run else -1
+            for x in run:
+                rep[x] = low
+            run = [c] if c in legal else []
+    return rep
+
+
+def card_decided(rows: list[dict[int, int]], weights: list[float], sign: int, best: int, stop_z: float,
+                 stop_tol: float = 0.0, equivalent: set[int] | frozenset[int] = frozenset()) -> bool:
+    """Whether ``best`` is decided: against every other card, either separated (the weighted
+    mean of ``best``'s value minus the card's, paired per world, is above ``stop_z`` standard
+    errors less ``stop_tol``) or equivalent to it (in ``equivalent`` and of the same value in
+    every world so far).
+
+    Args:
+        rows: per world, ``{card: team-0 value}`` (:func:`solver.card_values_team0`, deal-score
+            units); a card missing from a world counts 0 there, as in the mean itself.
+        weights: per world, its weight (``>= 0``).
+        sign: ``+1`` for team 0's seats, ``-1`` for team 1's (the values are negated).
+        best: the leading card (the highest weighted mean, ties to the lowest card id).
+        stop_z: standard errors; the error is the weighted standard deviation of the paired
+            difference over the square root of the effective number of worlds
+            ``(sum w)^2 / sum w^2``.
+        stop_tol: deal-score points another card may still be ahead by.
+        equivalent: cards known to be worth ``best``'s value in every world
+            (:func:`equivalent_cards`).
+
+    Returns:
+        True when every other card is separated or equivalent (also when there is none);
+        False when the weights sum to zero.
+    """
+    cards = sorted({c for r in rows for c in r})
+    others = [c for c in cards if c != best]
+    if not others:
+        return True
+    w = np.asarray(weights, dtype=float)
+    wsum = float(w.sum())
+    if wsum <= 0:
+        return False
+    vals = sign * np.array([[r.get(c, 0) for c in cards] for r in rows], dtype=float)  # [n, cards]
+    b = cards.index(best)
+    d = vals[:, [b]] - vals[:, [cards.index(c) for c in others]]  # [n, others]
+    same = np.array([c in equivalent for c in others]) & np.all(d == 0, axis=0)
+    m = (w @ d) / wsum
+    var = (w @ (d - m) ** 2) / wsum
+    n_eff = wsum * wsum / float(w @ w)
+    se = np.sqrt(var / n_eff)
+    return bool(np.all(same | (m - stop_z * se > -stop_tol)))
+
+
 def pick_weighted(weights: np.ndarray, keys: np.ndarray, m: int) -> list[int]:
     """Indices of ``m`` items drawn without replacement with probabilities following
     ``weights`` (Efraimidis and Spirakis, "Weighted random sampling with a reservoir", 2006:
@@ -306,4 +468,4 @@ def _first_lead(cfg, dealer: int, hands: tuple[int, ...], strain: int) -> State:
                  tricks=(0,) * n, points=(0,) * n, decl=initial_declarations(n))
 
 
-__all__ = ["PIMCAgent", "pick_weighted"]
+__all__ = ["PIMCAgent", "card_decided", "equivalent_cards", "pick_weighted"]

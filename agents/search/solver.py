@@ -214,8 +214,10 @@ def _tables(strain: int) -> tuple[np.ndarray, ...]:
 class _TT:
     """The transposition table, shared by the solves of one process (a new generation each).
 
-    ``table[i] = (key | generation << 53, lo | hi << 16 | (best card + 1) << 32)``: one
-    16-byte entry per slot, so a probe touches one cache line.
+    ``table[i] = (key, lo | hi << 16 | (best card + 1) << 32 | generation << 40)``: one
+    16-byte entry per slot, so a probe touches one cache line; ``key`` is
+    :func:`agents.search._kernel._key` (64 bits: positions that differ only in which
+    zero-point cards remain share it).
     """
 
     def __init__(self, bits: int = TT_BITS):
@@ -229,14 +231,14 @@ class _TT:
         self.frames = np.zeros((11, MAX_PLIES), dtype=np.int64)  # the search's per-ply frames
 
     def next_gen(self) -> int:
-        """The generation tag of a new solve (bits 53..62 of the key). After 1023 tags the
+        """The generation tag of a new solve (bits 40..49 of the value word). After 1023 tags the
         table is cleared and the tags start again (``epoch`` counts the restarts)."""
         self.gen += 1
         if self.gen >= 1 << 10:
             self.table.fill(-1)
             self.gen = 1
             self.epoch += 1
-        return self.gen << 53
+        return self.gen
 
 
 _TT_SINGLETON: _TT | None = None
@@ -251,12 +253,41 @@ def _tt() -> _TT:
 
 @dataclass
 class SearchStats:
-    """Kernel nodes visited by the last :func:`card_codes` call of this process."""
+    """Counters of the last kernel call of this process (:func:`card_codes`,
+    :func:`card_scores`, :func:`position_code`); ``scripts/bench_solver.py --json`` prints them.
+
+    ``nodes``: nodes visited; ``by_trick``: of those, per trick index (``_endgame2`` counts
+    one node per call); ``boundary``: nodes at a trick boundary given the cheap bounds;
+    ``bound_cuts``: of those, ended by a bound; ``tt_found``: table entries found;
+    ``tt_cuts``: of those, entries that ended the node; ``cutoffs`` and ``cut_move_sum``:
+    nodes that cut and the sum of the (0-based) move numbers that cut; ``searches``:
+    null-window searches from the root (:func:`card_scores`; 0 for the other calls).
+    """
 
     nodes: int = 0
+    by_trick: tuple[int, ...] = ()
+    boundary: int = 0
+    bound_cuts: int = 0
+    tt_found: int = 0
+    tt_cuts: int = 0
+    cutoffs: int = 0
+    cut_move_sum: int = 0
+    searches: int = 0
 
 
 LAST = SearchStats()
+
+
+def _record(ST: np.ndarray, tricks: int) -> None:
+    LAST.nodes = int(ST[4])
+    LAST.by_trick = tuple(int(x) for x in ST[16:16 + tricks])
+    LAST.boundary = int(ST[9])
+    LAST.bound_cuts = int(ST[10] + ST[11])
+    LAST.tt_found = int(ST[12])
+    LAST.tt_cuts = int(ST[13])
+    LAST.cutoffs = int(ST[6])
+    LAST.cut_move_sum = int(ST[7])
+    LAST.searches = int(ST[14])
 
 
 def _arrays(state: State):
@@ -292,7 +323,7 @@ def _arrays(state: State):
     ST[5] = tt.next_gen()
     ST[8] = sum(pts[c] for s in range(n) for c in cards_of(state.hands[s]))
     c = state.contract
-    P = np.zeros(8, dtype=np.int64)
+    P = np.zeros(9, dtype=np.int64)
     P[0] = n
     P[1] = strain
     P[2] = 1 if cfg.partner_exemption and n == 4 else 0
@@ -300,6 +331,7 @@ def _arrays(state: State):
     P[4] = cfg.num_tricks
     P[5] = (1 - c.seat % 2) if c.is_kaput else -1
     P[6] = tt.bits
+    P[8] = 0 if state.piles else 1
     return (H, CV, UNDER, TR, ST, P, pts, tstr, pstr, desc, above, tt.moves, tt.scores, tt.saved, tt.table,
             tt.frames)
 
@@ -313,7 +345,7 @@ def card_codes(state: State, cards: list[int] | None = None) -> dict[int, int]:
     arr = np.array(cards, dtype=np.int64)
     out = np.zeros(len(cards), dtype=np.int64)
     K.root_values(*args, arr, out)
-    LAST.nodes = int(args[4][4])
+    _record(args[4], state.cfg.num_tricks)
     return {c: int(v) for c, v in zip(cards, out)}
 
 
@@ -372,7 +404,7 @@ def card_scores(state: State, table: np.ndarray, cards: list[int] | None = None)
     arr = np.array(order, dtype=np.int64)
     out = np.zeros(len(order), dtype=np.int64)
     K.root_levels(*args, arr, steps, out)
-    LAST.nodes = int(args[4][4])
+    _record(args[4], state.cfg.num_tricks)
     got = {c: int(table[past + (steps[k - 1] if k > 0 else 0)]) for c, k in zip(order, out)}
     return {c: got[same.get(c, c)] for c in cards}
 
@@ -381,7 +413,7 @@ def position_code(state: State) -> int:
     """Kernel minimax outcome code ``V`` of a position with no pending step (full window)."""
     args = _arrays(state)
     v = K.search(*args, 0, -K.INF, K.INF)
-    LAST.nodes = int(args[4][4])
+    _record(args[4], state.cfg.num_tricks)
     return int(v)
 
 
