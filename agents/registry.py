@@ -6,7 +6,7 @@ Names (docs/evaluation.md "The baseline agents"):
 * ``pimc-K`` (L3 "Hard", K worlds; ``pimc-K:SECONDS`` adds a per-decision time budget) and
   ``pimc-insane`` (L4: at most 256 worlds per card, stopping early once the card is clear),
   agents/search/; ``pimc-insane-full``: L4 with all 256 worlds at every card (its play
-  before issue 56);
+  before 2026-12-07);
 * ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
   a policy file;
 * ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search

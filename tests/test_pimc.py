@@ -161,7 +161,7 @@ def test_weighted_auction_evaluates_worlds_picked_from_its_pool():
     assert checked >= 2 and reused >= 1
 
 
-# ---------------------------------------------------------------- adaptive early stopping (issue 56)
+# ---------------------------------------------------------------- adaptive early stopping
 def _late_positions(n: int, seed: int, tricks_left: int = 3, preset: str = "bazar"):
     """``n`` card decisions (more than one legal card) with ``tricks_left`` tricks or fewer to play."""
     cfg = make_rules(preset)
@@ -200,7 +200,7 @@ def _counting_solver(monkeypatch):
 
 
 def _reference_card(view, k, rng, weighted):
-    """pimc's card choice before issue 56, written out: K worlds, best weighted mean, lowest id on ties."""
+    """pimc's card choice without early stopping, written out: K worlds, best weighted mean, lowest id on ties."""
     from agents.search import solver
     from agents.search.sampler import sample_worlds
 
@@ -214,7 +214,7 @@ def _reference_card(view, k, rng, weighted):
 
 
 def test_stop_z_none_plays_as_before_and_never_stopping_early_is_the_same():
-    """stop_z=None is the K-world choice of before issue 56; with stop_z but min_worlds >= K the
+    """stop_z=None is the K-world choice without early stopping; with stop_z but min_worlds >= K the
     batches draw the same worlds in the same order, so the choice is the same too."""
     for view in _late_positions(6, seed=7, tricks_left=5):
         for weighted in (False, True):

@@ -8,7 +8,7 @@ mean score difference for the seat's side.
 * **Cards**: ``K`` worlds; each legal card gets the solver's exact value in each world; the
   card with the highest mean wins (ties: the lowest card id). ``time_budget`` (seconds per
   decision) stops solving worlds once spent (at least one world is always solved).
-  With ``stop_z`` (adaptive early stopping, issue 56) the worlds are drawn and solved in
+  With ``stop_z`` (adaptive early stopping) the worlds are drawn and solved in
   batches (``min_worlds``, then ``stop_every`` at a time, at most ``K``; the same worlds, in
   the same order, as one draw of ``K``) and the decision stops at a batch's end once every
   other card is either *separated* from the leader (the weighted mean of the leader's value
@@ -88,7 +88,7 @@ class PIMCAgent(BaseAgent):
         stop_z: adaptive early stopping of the card decisions (module docstring): stop once
             the leading card's paired mean advantage over every other card exceeds this many
             standard errors less ``stop_tol`` (or the card is equivalent to it); ``None``
-            (default): always ``k`` worlds, as before issue 56. Finite and ``>= 0``.
+            (default): always ``k`` worlds (the agent before 2026-12-07). Finite and ``>= 0``.
         stop_tol: with ``stop_z``, deal-score points (the solver's units) by which another
             card may still be better when the search stops (``>= 0``; 0: the leader must be
             ahead): cards this close are not worth more worlds.
