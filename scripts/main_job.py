@@ -1,9 +1,12 @@
 """The README's main job: a short PPO training on the CPU, then duplicate evaluation against the baselines.
 
 1. Trains a PPO policy on Bazar Blot from scratch with configs/ppo_bazar.yaml on the CPU (no
-   shipped weights): a short behaviour-cloning warm start from the ``rules`` agent (6,000
-   deals), then PPO self-play, collection and update on the two cores, for ``--total-steps``
-   learner steps or ``--train-minutes`` of wall time, whichever comes first.
+   shipped weights): a short behaviour-cloning warm start (6,000 deals of ``rules+rules-medium``:
+   ``rules``' calls and ``rules-medium``'s card play, both cheap), then PPO self-play, collection
+   and update on the two cores, for ``--total-steps`` learner steps or ``--train-minutes`` of wall
+   time, whichever comes first. Against the recipe's settings the short run takes 64 minibatches
+   an epoch instead of 4: sixteen times the gradient steps, the update about 0.64 as fast in
+   learner steps a second (docs/experiments.md, "The main job's settings").
 2. Evaluates it against ``random`` (L0), ``rules`` (L1) and ``rules-medium`` (L2), and the
    shipped ``ppo`` policy against ``rules-medium``, on duplicate boards of the frozen test
    suite (agents.eval.arena, docs/evaluation.md), and prints the table with its legend.
@@ -11,7 +14,7 @@
 
 Usage::
 
-    python scripts/main_job.py                    # about ten minutes on 2 cores
+    python scripts/main_job.py                    # about 13 minutes on 2 cores, 10 of them training
     python scripts/main_job.py --train-minutes 2 --boards 200 --out runs/quick
 """
 
@@ -28,8 +31,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-#: the short run: a smaller behaviour-cloning warm start, a learning-curve point every 20 updates
-MAIN_JOB_OVERRIDES = ("pretrain.deals=6000", "pretrain.chunk_deals=2000", "eval.every=60", "eval.boards=100",
+#: the short run: a smaller behaviour-cloning warm start of rules' calls and rules-medium's cards, more
+#: and smaller minibatches, a learning-curve point every 60 updates
+MAIN_JOB_OVERRIDES = ("pretrain.agent=rules+rules-medium", "pretrain.deals=6000", "pretrain.chunk_deals=2000",
+                      "ppo.num_minibatches=64", "eval.every=60", "eval.boards=100",
                       "eval.opponents=[rules]",
                       "checkpoint_every=20", "keep_checkpoints=false")
 
@@ -38,9 +43,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--config", type=Path, default=REPO / "configs" / "ppo_bazar.yaml")
     ap.add_argument("--out", type=Path, default=REPO / "runs" / "main_job")
-    ap.add_argument("--total-steps", type=int, default=6_000_000,
+    ap.add_argument("--total-steps", type=int, default=9_000_000,
                     help="learner steps of the short run (the learning rate anneals over them)")
-    ap.add_argument("--train-minutes", type=float, default=6.0, help="wall-time cap of the training")
+    ap.add_argument("--train-minutes", type=float, default=10.0, help="wall-time cap of the training")
     ap.add_argument("--boards", type=int, default=1000, help="duplicate boards per evaluation row")
     ap.add_argument("--split", default="test", help="deal suite split (test: reported numbers)")
     ap.add_argument("--workers", type=int, default=2, help="evaluation processes")
@@ -68,7 +73,8 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
     trainer = build_trainer(cfg, run_dir)
     budget = args.train_minutes * 60
     unit = score_unit(cfg.preset)
-    say(f"behaviour-cloning warm start: the rules agent plays {cfg.pretrain.deals:,} deals, the network imitates it")
+    say(f"behaviour-cloning warm start: {cfg.pretrain.agent} plays {cfg.pretrain.deals:,} deals, "
+        "the network imitates it")
     t0 = time.perf_counter()
     trainer.pretrain()
     say(f"warm start done in {time.perf_counter() - t0:.0f} s; PPO self-play for the rest of the "

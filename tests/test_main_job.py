@@ -33,3 +33,25 @@ def test_score_unit_follows_the_presets_scoring_family(preset):
     expected = "raw" if preset == "belote" else "tp"  # rules.md 6: only belote scores raw card points
     assert score_unit(make_rules(preset)) == expected
     assert load_script("main_job").score_unit(preset) == expected
+
+
+def test_main_job_overrides_give_a_valid_run_with_the_split_teacher():
+    """The short run's overrides load onto the bazar config: the warm start clones rules' calls and
+    rules-medium's card play, and an epoch takes 64 minibatches; defaults are 10 minutes / 9M steps."""
+    from agents.base import PhaseSplitAgent
+    from agents.baselines.medium_agent import MediumAgent
+    from agents.baselines.rules_agent import RulesAgent
+    from agents.ppo.config import load_config
+    from agents.registry import make_agent
+
+    job = load_script("main_job")
+    args = job.parse_args([])
+    assert (args.train_minutes, args.total_steps) == (10.0, 9_000_000)
+    cfg = load_config(args.config, [f"total_steps={args.total_steps}", *job.MAIN_JOB_OVERRIDES])
+    assert cfg.ppo.num_minibatches == 64 and cfg.pretrain.deals == 6000
+    teacher = make_agent(cfg.pretrain.agent, cfg.preset, seed=0)
+    assert isinstance(teacher, PhaseSplitAgent)
+    assert type(teacher.bidder) is RulesAgent and isinstance(teacher.player, MediumAgent)
+    # a --set override given on the command line comes after the job's own and wins
+    cfg2 = load_config(args.config, [*job.MAIN_JOB_OVERRIDES, "ppo.num_minibatches=4"])
+    assert cfg2.ppo.num_minibatches == 4
