@@ -14,7 +14,7 @@
 
 Usage::
 
-    python scripts/main_job.py                    # about 13 minutes on 2 cores, 10 of them training
+    python scripts/main_job.py                    # about 12 minutes on 2 cores, 10 of them training
     python scripts/main_job.py --train-minutes 2 --boards 200 --out runs/quick
 """
 
@@ -55,6 +55,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def job_overrides(args: argparse.Namespace) -> list[str]:
+    """The config overrides of the run, in the order they apply (a later one wins): the step budget,
+    the short run's :data:`MAIN_JOB_OVERRIDES`, then the command line's ``--set`` pairs."""
+    return [f"total_steps={args.total_steps}", *MAIN_JOB_OVERRIDES, *args.overrides]
+
+
 def train(args: argparse.Namespace) -> tuple[Path, dict]:
     from tqdm.auto import tqdm
 
@@ -62,7 +68,7 @@ def train(args: argparse.Namespace) -> tuple[Path, dict]:
     from agents.ppo.config import load_config
     from agents.ppo.trainer import POLICY_NAME
 
-    cfg = load_config(args.config, [f"total_steps={args.total_steps}", *MAIN_JOB_OVERRIDES, *args.overrides])
+    cfg = load_config(args.config, job_overrides(args))
     run_dir = args.out / "train"
     if run_dir.exists():
         for f in run_dir.glob("*"):

@@ -1,4 +1,5 @@
-"""scripts/main_job.py: the table and its legend name the preset's score unit and match target."""
+"""scripts/main_job.py: the table and its legend name the preset's score unit and match target; the short
+run's overrides, teacher and defaults."""
 
 from __future__ import annotations
 
@@ -47,11 +48,12 @@ def test_main_job_overrides_give_a_valid_run_with_the_split_teacher():
     job = load_script("main_job")
     args = job.parse_args([])
     assert (args.train_minutes, args.total_steps) == (10.0, 9_000_000)
-    cfg = load_config(args.config, [f"total_steps={args.total_steps}", *job.MAIN_JOB_OVERRIDES])
-    assert cfg.ppo.num_minibatches == 64 and cfg.pretrain.deals == 6000
+    cfg = load_config(args.config, job.job_overrides(args))
+    assert cfg.total_steps == 9_000_000 and cfg.ppo.num_minibatches == 64 and cfg.pretrain.deals == 6000
     teacher = make_agent(cfg.pretrain.agent, cfg.preset, seed=0)
     assert isinstance(teacher, PhaseSplitAgent)
     assert type(teacher.bidder) is RulesAgent and isinstance(teacher.player, MediumAgent)
     # a --set override given on the command line comes after the job's own and wins
-    cfg2 = load_config(args.config, [*job.MAIN_JOB_OVERRIDES, "ppo.num_minibatches=4"])
-    assert cfg2.ppo.num_minibatches == 4
+    args2 = job.parse_args(["--set", "ppo.num_minibatches=4", "--total-steps", "1000"])
+    cfg2 = load_config(args2.config, job.job_overrides(args2))
+    assert (cfg2.ppo.num_minibatches, cfg2.total_steps, cfg2.pretrain.agent) == (4, 1000, "rules+rules-medium")
