@@ -206,7 +206,8 @@ def test_a_finished_recipe_run_again_does_nothing(tiny_runs, capsys):
     before = _tree(out)
     assert blot_train(["--recipe", "duel", "--tiny", "--out", str(out), "--workers", "1", "--no-progress"]) == 0
     said = capsys.readouterr().out
-    assert said.count("done before, skipped") == 2 and "card: done before" in said
+    stages = len(load_recipe("duel").stages)
+    assert stages > 2 and said.count("done before, skipped") == stages and "card: done before" in said
     assert _tree(out) == before
 
 
