@@ -151,6 +151,8 @@ def test_override_whose_value_is_no_yaml_names_the_override(tmp_path, override):
 @pytest.mark.parametrize(("override", "match"), [
     ("ppo.ent_coef=.nan", r"ppo.ent_coef and ppo.vf_coef must be >= 0"),
     ("ppo.vf_coef=.nan", r"ppo.ent_coef and ppo.vf_coef must be >= 0"),
+    ("ppo.ent_coef=.inf", r"ppo.ent_coef and ppo.vf_coef must be >= 0 and finite, got inf"),
+    ("ppo.vf_coef=.inf", r"ppo.ent_coef and ppo.vf_coef must be >= 0 and finite, got .* and inf"),
     ("ppo.target_kl=.nan", r"ppo.target_kl must be positive or null, got nan"),
     ("pretrain.value_coef=.nan", r"pretrain.value_coef and pretrain.critic_warmup_updates must be >= 0"),
     (f"ppo.ent_coef={10 ** 400}", "ppo.ent_coef: .* too large for a float"),
@@ -291,3 +293,19 @@ def test_a_board_whose_result_lost_a_field_is_refused(tmp_path, board_records):
     path.write_bytes(pickle.dumps(dict(rec, board=board)))
     with pytest.raises(SaveFormatError, match="field 'board' must be a BoardResult"):
         read_records(path)
+
+
+def test_a_json_write_that_fails_leaves_the_old_file(tmp_path):
+    """play's ``Game.save`` and blot-eval's league JSON wrote in place: a stop or an error while
+    writing left half a file. agents/files.py writes beside it and renames."""
+    from agents.files import write_json_atomic
+
+    out = tmp_path / "sub" / "report.json"
+    assert write_json_atomic(out, {"mean": 1.5}) == out
+    assert json.loads(out.read_text(encoding="utf-8")) == {"mean": 1.5}
+    with pytest.raises(TypeError):
+        write_json_atomic(out, {"mean": object()})
+    assert json.loads(out.read_text(encoding="utf-8")) == {"mean": 1.5}
+    assert sorted(p.name for p in out.parent.iterdir()) == ["report.json"]
+    write_json_atomic(out, {"x": {1, 2}}, default=sorted)
+    assert json.loads(out.read_text(encoding="utf-8")) == {"x": [1, 2]}

@@ -31,6 +31,7 @@ from typing import Any
 
 from blot_env.rules_config import PRESETS
 
+from ..files import write_json_atomic
 from ..registry import known_agents
 from .arena import SPLITS, format_breakdown, run
 
@@ -370,8 +371,7 @@ def _league(ap: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         print(f"blot-eval: {e}", file=sys.stderr)
         return 2
     report["save"] = str(save)
-    out_json.parent.mkdir(parents=True, exist_ok=True)
-    out_json.write_text(json.dumps(report, indent=1, default=_json_default), encoding="utf-8")
+    write_json_atomic(out_json, report, default=_json_default)
     if args.plot and report["agents"]:
         plot_league(report, args.plot)
     if args.json:

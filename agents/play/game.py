@@ -15,7 +15,6 @@ Levels (the bazar app's difficulty names, rules text 004): ``easy`` -> ``rules``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from blot_env.table import table_snapshot
 from blot_env.view import seat_view
 
 from ..base import Agent, reset_agent
+from ..files import write_json_atomic
 from ..registry import make_agent
 
 LEVELS = {"easy": "rules", "medium": "rules-medium", "hard": "pimc-64", "insane": "pimc-insane"}
@@ -210,11 +210,8 @@ class Game:
                 "deals": list(self.records), "totals": list(m.totals), "winner": m.winner if m.over else None}
 
     def save(self, path: str | Path) -> Path:
-        """Write :meth:`record` as JSON to ``path`` (folders created). Returns the path."""
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(json.dumps(self.record(), indent=1) + "\n", encoding="utf-8")
-        return p
+        """Write :meth:`record` as JSON to ``path``, whole or not at all (folders created). Returns the path."""
+        return write_json_atomic(path, self.record())
 
 
 def board_records(deal: State, first: Agent, second: Agent, seed: int = 0) -> list[dict]:

@@ -20,6 +20,7 @@ import dataclasses
 import inspect
 import itertools
 import json
+import math
 import textwrap
 import typing
 from dataclasses import dataclass, field
@@ -150,8 +151,9 @@ class PPOConfig:
         check_in_unit(self, "gamma", "gae_lambda")
         if not 0.0 < self.clip_coef < 1.0:
             raise ConfigError(f"ppo.clip_coef must be in (0, 1), got {self.clip_coef}")
-        if not (self.ent_coef >= 0 and self.vf_coef >= 0):  # NaN fails too
-            raise ConfigError("ppo.ent_coef and ppo.vf_coef must be >= 0")
+        if not (0 <= self.ent_coef < math.inf and 0 <= self.vf_coef < math.inf):  # NaN fails too
+            raise ConfigError(f"ppo.ent_coef and ppo.vf_coef must be >= 0 and finite, got "
+                              f"{self.ent_coef!r} and {self.vf_coef!r}")
         if self.target_kl is not None and not self.target_kl > 0:  # NaN fails too
             raise ConfigError(f"ppo.target_kl must be positive or null, got {self.target_kl}")
         for key in ("frozen", "actor_inputs"):

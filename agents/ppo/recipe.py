@@ -72,6 +72,7 @@ import yaml
 
 from blot_env.errors import ConfigError
 
+from ..files import write_json_atomic
 from .agent import CARD_FORMAT
 
 REPO = Path(__file__).resolve().parents[2]
@@ -358,17 +359,6 @@ def _fill(value: Any, dirs: dict[str, Path]) -> Any:
 
 def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write ``data`` as JSON at ``path`` whole or not at all (a temporary file, then a rename)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def git_commit() -> dict[str, Any]:
