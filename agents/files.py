@@ -24,7 +24,11 @@ def write_json_atomic(path: str | Path, data: Any, default: Callable[[Any], Any]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
     try:
-        tmp.write_text(json.dumps(data, indent=1, default=default) + "\n", encoding="utf-8")
+        text = json.dumps(data, indent=1, default=default) + "\n"
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())  # on disk before the rename, so a power cut leaves no empty file
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -25,7 +25,6 @@ import argparse
 import contextlib
 import json
 import multiprocessing as mp
-import os
 import sys
 import time
 import traceback
@@ -33,6 +32,8 @@ import zlib
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from agents.files import write_json_atomic
 
 BUFFER = 8192
 """Bytes handed to Hypothesis per case (enough for the longest inputs the targets draw)."""
@@ -195,16 +196,9 @@ def load_state(path: Path | None, seed: int, names: list[str]) -> dict:
 
 
 def save_state(path: Path | None, state: dict) -> None:
-    """Write the state atomically (a temporary file renamed over the old one)."""
-    if path is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(state, f, indent=1)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    """Write the state atomically (agents/files.py: a temporary file renamed over the old one)."""
+    if path is not None:
+        write_json_atomic(path, state)
 
 
 def add_failures(state: dict, target: str, failures: list[dict]) -> None:

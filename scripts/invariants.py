@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from oracles import InvariantError, Stats, run_deals
 
+from agents.files import write_json_atomic
 from blot_env.errors import ConfigError
 from blot_env.rules_config import PRESETS, make_rules
 
@@ -62,13 +63,8 @@ def _load_state(path: Path | None, key: dict) -> tuple[int, Stats, float]:
 
 
 def _save_state(path: Path | None, key: dict, nxt: int, stats: Stats, wall: float) -> None:
-    if path is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"run": key, "next": nxt, "stats": stats.as_dict(), "wall_s": round(wall, 1)}),
-                   encoding="utf-8")
-    tmp.replace(path)
+    if path is not None:
+        write_json_atomic(path, {"run": key, "next": nxt, "stats": stats.as_dict(), "wall_s": round(wall, 1)})
 
 
 def _check_range(preset: str, rules: dict, seed: int, start: int, count: int) -> Stats:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import logging
 import sys
 import time
@@ -249,13 +248,14 @@ def main(argv: list[str] | None = None) -> int:
     say(f"evaluating on {args.boards} duplicate boards of the {args.split} suite (rules-medium takes longest)")
     rows = evaluate(policy, args, info["preset"])
     from agents.eval.cli import format_table
+    from agents.files import write_json_atomic
 
     print(format_table({"preset": info["preset"], "split": args.split, "mixed": False, "rows": rows}))
     text = legend(info["preset"])
     print(text)
     total = time.perf_counter() - t0
     report = {"training": info, "evaluation": rows, "total_seconds": total}
-    (args.out / "report.json").write_text(json.dumps(report, indent=1, default=float), encoding="utf-8")
+    write_json_atomic(args.out / "report.json", report, default=float)
     (args.out / "report.md").write_text(markdown(rows, info) + f"\n\n{text}\n\nTotal wall time {total:.0f} s.\n",
                                         encoding="utf-8")
     print(f"[main job] done in {total:.0f} s; learning curve {args.out / 'learning_curve.png'}, "
