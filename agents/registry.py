@@ -9,8 +9,9 @@ Names (docs/evaluation.md "The baseline agents"):
   before 2026-12-07);
 * ``ppo``: the shipped PPO policy of the preset (agents/data/ppo_<preset>.pt); ``ppo:PATH``:
   a policy file;
-* ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` / ``...:PATH.pt``: the light search
-  over K worlds on that network, exact solves with E tricks left (agents/search/net_search.py);
+* ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-bM`` / ``ppo-search-K-zZ`` /
+  ``...:PATH.pt``: the light search over K worlds on that network, exact solves with E tricks
+  left, the K worlds kept from M by the actor's belief (agents/search/net_search.py);
 * ``ppo-rollout-K`` / ``ppo-rollout-K-zZ`` / ``...:PATH.pt``: the same search valuing each card
   by playing the deal out with the network in every seat, in K worlds;
 * a path to a checkpoint file (``*.pt``): a trained PPO policy;
@@ -46,8 +47,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
 KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "pimc-insane-full", "ppo", "ppo:NAME", "ppo-search-K",
-         "ppo-search-K-eE", "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K", "ppo-rollout-K-zZ",
-         "ppo-rollout-K:PATH.pt", "PATH.pt", "BIDDER+PLAYER")
+         "ppo-search-K-eE", "ppo-search-K-bM", "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K",
+         "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt", "PATH.pt", "BIDDER+PLAYER")
 
 
 class UnknownAgentError(ValueError):
@@ -171,18 +172,25 @@ def _make_pimc(key: str) -> Agent:
 
 
 def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
-    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-zZ`` /
-    ``ppo-search-K-eE-zZ`` / ``...:PATH.pt``: the light search over K worlds (default 16), exact
-    solves when at most E tricks are left (default 2; E at the deal's number of tricks: every card
-    by exact solves), overriding the policy's card only by Z standard errors (default 2; 0 is the
-    plain argmax), on the shipped policy of the preset or on a policy file
-    (agents/search/net_search.py)."""
+    """``ppo-search`` / ``ppo-search-K`` / ``ppo-search-K-eE`` / ``ppo-search-K-bM`` /
+    ``ppo-search-K-bM-pP`` / ``ppo-search-K-zZ`` (the parts in this order, e.g.
+    ``ppo-search-16-e8-b64-z2``) / ``...:PATH.pt``: the light search over K worlds (default 16),
+    exact solves when at most E tricks are left (default 2; E at the deal's number of tricks: every
+    card by exact solves), the K worlds kept from M uniform ones by the actor's likelihood of the
+    other seats' actions to the power P (default off; P default 0.5; agents/search/belief.py),
+    overriding the policy's card only by Z standard errors (default 2; 0 is the plain argmax), on
+    the shipped policy of the preset or on a policy file (agents/search/net_search.py)."""
     spec, _, path = key.partition(":")
-    m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-e(\d+))?(?:-z(\d+(?:\.\d+)?))?", spec)
-    if m is None or (m.group(1) is not None and int(m.group(1)) < 1):
+    m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-e(\d+))?(?:-b(\d+))?(?:-p(\d+(?:\.\d+)?))?(?:-z(\d+(?:\.\d+)?))?",
+                     spec)
+    k = int(m.group(1) or 16) if m is not None else 0
+    belief = int(m.group(3)) if m is not None and m.group(3) is not None else 0
+    if m is None or k < 1 or (m.group(3) is not None and belief < k) or (m.group(4) is not None and not belief):
         raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1), "
                                 "ppo-search-K-eE (E >= 0: tricks left solved exactly), "
-                                "ppo-search-K-zZ (Z >= 0: standard errors), ppo-search-K-eE-zZ "
+                                "ppo-search-K-bM (M >= K worlds weighed by the actor's belief), "
+                                "ppo-search-K-bM-pP (P: the belief's power), "
+                                "ppo-search-K-zZ (Z >= 0: standard errors), in that order (ppo-search-K-eE-bM-zZ), "
                                 "or any of them with :PATH.pt")
     from .search.net_search import NetSearchAgent
 
@@ -190,7 +198,9 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
         raise UnknownAgentError(f"checkpoint {path!r} of {key!r} not found")
     base = _load_ppo(path or "ppo", cfg, label)
     exact = int(m.group(2)) if m.group(2) is not None else 2
-    return NetSearchAgent(base, k=int(m.group(1) or 16), exact_tricks=exact, z=float(m.group(3) or 2.0), name=label)
+    power = float(m.group(4)) if m.group(4) is not None else 0.5
+    return NetSearchAgent(base, k=k, exact_tricks=exact, z=float(m.group(5) or 2.0), name=label,
+                          belief=belief, belief_power=power)
 
 
 def _make_rollout_search(key: str, cfg: RulesConfig, label: str) -> Agent:

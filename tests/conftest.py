@@ -32,16 +32,19 @@ def load_script(name: str):
     return mod
 
 
-def play_legal_deal(agent, preset: str = "bazar", seed: int = 0) -> State:
-    """One random deal of ``preset`` with ``agent`` in every seat, asserting that each of its
-    actions is legal; returns the final state."""
+def play_legal_deal(agent, preset: str = "bazar", seed: int = 0, bidder=None, dealer: int = 0,
+                    rng: np.random.Generator | None = None) -> State:
+    """One random deal of ``preset`` with ``agent`` in every seat (outside the card play
+    ``bidder`` instead, if given), asserting that each action is legal; returns the final state.
+    ``rng`` (default: seeded by ``seed``) draws the deal and the agents' choices."""
     from blot_env.view import seat_view
 
-    rng = np.random.default_rng(seed)
-    s = deal_random(make_rules(preset), rng, 0)
+    rng = np.random.default_rng(seed) if rng is None else rng
+    s = deal_random(make_rules(preset), rng, dealer)
     while not is_terminal(s):
         view = seat_view(s, current_seat(s))
-        a = agent.act(view, rng)
+        who = agent if bidder is None or s.phase == Phase.PLAY else bidder
+        a = who.act(view, rng)
         assert a in view.legal, (a, view.legal)
         s = apply_action(s, a)
     return s
@@ -230,3 +233,19 @@ def drive(state: State, decisions: dict[int, list[str]] | None = None, prefer: d
                 break
         state = act(state, [pick])
     return state
+
+
+@pytest.fixture(scope="session", params=["bazar", "duel"])
+def policy_file(request, tmp_path_factory):
+    """(preset, path of a tiny trained ``policy.pt`` with a privileged critic), per preset: the
+    network of the search tests (tests/test_net_search.py, tests/test_belief.py)."""
+    from test_ppo import TINY
+
+    from agents.ppo.build import build_trainer
+    from agents.ppo.config import load_config
+
+    out = tmp_path_factory.mktemp(f"net_{request.param}")
+    cfg = load_config(TINY, [f"preset={request.param}", "total_steps=200", "network.critic=privileged",
+                             "pool.opponent_prob=0"])
+    build_trainer(cfg, out).train()
+    return request.param, out / "policy.pt"

@@ -7,25 +7,15 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from test_ppo import TINY  # noqa: E402
 
-from agents.ppo.build import build_trainer  # noqa: E402
-from agents.ppo.config import load_config  # noqa: E402
+from conftest import play_legal_deal  # noqa: E402
+
 from agents.registry import UnknownAgentError, make_agent  # noqa: E402
 from agents.search.net_search import NetSearchAgent  # noqa: E402
 from blot_env import make_rules  # noqa: E402
 from blot_env.engine import apply_action, current_seat, deal_random, deal_result, is_terminal  # noqa: E402
 from blot_env.scoring import side_score_difference  # noqa: E402
 from blot_env.view import seat_view  # noqa: E402
-
-
-@pytest.fixture(scope="module", params=["bazar", "duel"])
-def policy_file(request, tmp_path_factory):
-    out = tmp_path_factory.mktemp(f"net_{request.param}")
-    cfg = load_config(TINY, [f"preset={request.param}", "total_steps=200", "network.critic=privileged",
-                             "pool.opponent_prob=0"])
-    build_trainer(cfg, out).train()
-    return request.param, out / "policy.pt"
 
 
 def test_search_agent_plays_legal_deals_and_uses_the_critic(policy_file):
@@ -155,21 +145,17 @@ def test_exact_play_solves_every_candidate_in_one_search(policy_file, monkeypatc
     assert checked > 20
 
 
-def test_exact_play_agent_plays_legal_deals(policy_file):
+def test_exact_play_and_belief_agents_play_legal_deals(policy_file):
     preset, path = policy_file
     rules = make_rules(preset)
     agent = make_agent(f"ppo-search-2-e{rules.num_tricks}-z1:{path}", preset)
     assert agent.z == 1.0 and agent.exact_tricks == rules.num_tricks
+    belief = make_agent(f"ppo-search-3-e2-b6-p1:{path}", preset)  # worlds kept by the actor's belief
     rng = np.random.default_rng(3)
-    bidder = make_agent("rules", preset)
-    for d in range(2):
-        s = deal_random(rules, rng, d % rules.num_players)
-        while not is_terminal(s):
-            view = seat_view(s, current_seat(s))
-            a = agent.act(view, rng) if s.phase.name == "PLAY" else bidder.act(view, rng)
-            assert a in view.legal
-            s = apply_action(s, a)
-    assert agent.decisions > 5
+    for searcher in (agent, belief):
+        for d in range(2):
+            play_legal_deal(searcher, preset, bidder=make_agent("rules", preset), dealer=d, rng=rng)
+        assert searcher.decisions > 3
     for bad in ("ppo-search-4-e", "ppo-search-4-ex", "ppo-search-4-z1-e8", "ppo-search-4-e-1"):
         with pytest.raises(UnknownAgentError, match="ppo-search-K-eE"):
             make_agent(bad, preset)

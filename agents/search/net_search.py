@@ -6,7 +6,11 @@ than one legal action as follows (docs/search.md):
 1. The candidates are the legal actions that the policy gives the most probability, at most
    ``top`` of them (all of them when fewer), so a bid ladder of dozens of calls stays cheap.
 2. ``k`` worlds consistent with the seat's view are drawn (:func:`~agents.search.sampler.sample_worlds`,
-   uniform over the deals that agree with everything the seat has seen).
+   uniform over the deals that agree with everything the seat has seen). With ``belief=M``
+   (``ppo-search-K-bM``), ``M`` such worlds are drawn and ``k`` of them kept by the policy's own
+   belief: weighted sampling without replacement by ``exp(belief_power * log-likelihood)`` of
+   the other seats' calls and cards in each world under the network's actor
+   (:mod:`agents.search.belief`).
 3. In each world every candidate is applied once, and the position after it is valued from the
    acting seat's side: the deal's score difference when the deal is over; the exact
    double-dummy value (:func:`~agents.search.solver.solve`) when at most ``exact_tricks`` tricks
@@ -54,6 +58,7 @@ from blot_env.view import SeatView, seat_view
 
 from ..base import BaseAgent, legal_or_raise
 from . import solver
+from .belief import pick_by_belief, policy_log_likelihood
 from .sampler import SamplingError, sample_worlds
 
 
@@ -73,17 +78,27 @@ class NetSearchAgent(BaseAgent):
             favourite to be played instead (0: the candidate with the highest mean value).
         rollouts: value each candidate by playing the deal out with the network in every seat
             (module doc) instead of the critic and the solver; ``exact_tricks`` is then unused.
+        belief: worlds drawn uniformly before ``k`` are kept by the actor's likelihood of the
+            other seats' actions (0: off, the ``k`` uniform worlds are used as drawn; else at
+            least ``k``).
+        belief_power: the likelihood's exponent (1: every seat modelled as this policy;
+            below 1 flattens the weights for opponents who play otherwise).
 
     The critic's values are turned into score-sheet units with the agent's training
     ``rollout.reward_scale`` (``agent.reward_scale``).
 
     Raises:
-        ValueError: ``k`` / ``top`` below 1, ``exact_tricks`` or ``z`` below 0.
+        ValueError: ``k`` / ``top`` below 1, ``exact_tricks`` or ``z`` below 0, ``belief``
+            neither 0 nor at least ``k``, ``belief_power`` negative or not finite.
         ConfigError: the policy file has no critic weights (not raised with ``rollouts``).
     """
 
     def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
-                 name: str = "ppo-search", auction: bool = False, z: float = 2.0, rollouts: bool = False) -> None:
+                 name: str = "ppo-search", auction: bool = False, z: float = 2.0, rollouts: bool = False,
+                 belief: int = 0, belief_power: float = 0.5) -> None:
+        if (belief and belief < k) or belief < 0 or not 0 <= belief_power < float("inf"):
+            raise ValueError(f"belief must be 0 (off) or at least k={k} worlds and belief_power finite and >= 0, "
+                             f"got belief={belief}, belief_power={belief_power}")
         if k < 1 or top < 1 or exact_tricks < 0 or not 0 <= z < float("inf"):
             raise ValueError(f"k and top must be >= 1, exact_tricks >= 0 and z finite and >= 0, got k={k}, top={top}, "
                              f"exact_tricks={exact_tricks}, z={z}")
@@ -97,6 +112,7 @@ class NetSearchAgent(BaseAgent):
         self.auction = bool(auction)
         self.z = float(z)
         self.rollouts = bool(rollouts)
+        self.belief, self.belief_power = int(belief), float(belief_power)
         self.reward_scale = float(agent.reward_scale)
         self.name = name
         self.seconds = 0.0
@@ -116,11 +132,14 @@ class NetSearchAgent(BaseAgent):
             # made 31% of its contracts against rules-medium (docs/search.md, section 4)
             return cands[0]
         try:
-            worlds = sample_worlds(view, self.k, rng)
+            worlds = sample_worlds(view, self.belief or self.k, rng)
         except SamplingError:
             worlds = []
         if not worlds:
             return cands[0]
+        if self.belief and len(worlds) > self.k:
+            ll = policy_log_likelihood(worlds, view.seat, self.net, self.encoder)
+            worlds = pick_by_belief(worlds, ll, self.k, self.belief_power, rng)
         if self.rollouts:
             from ..ppo.demos import rollout_rows
 

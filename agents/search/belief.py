@@ -1,0 +1,142 @@
+"""Belief from the policy's own actor: how likely a sampled world makes the calls and cards seen.
+
+:func:`sample_worlds` draws deals uniformly among those consistent with a seat's view: a world
+where the partner bid 100 on a hand of sevens counts as much as one where the bid fits the hand.
+:func:`policy_log_likelihood` scores each world by the log-probability that the network, sitting
+at every other seat with that seat's view in that world, would have taken the actions the deal
+shows (the calls, the declaration steps and the cards; decisions with one legal action add
+nothing). Weighting worlds by ``exp(power * log-likelihood)`` is the posterior over the hidden
+cards under the model "every seat plays like this policy" (``power`` 1), tempered for
+opponents who play otherwise (``power`` below 1); it is the belief that public-belief methods
+(ReBeL, PerfectDou's perfect-information distillation in reverse) build from the actor's
+probabilities. :func:`pick_by_belief` draws the worlds a search uses from a larger uniform
+sample by these weights. ``agents.search.net_search.NetSearchAgent`` (``ppo-search-K-bM``)
+uses both; docs/search.md section 4.
+
+The replay runs on the compiled engine (:class:`blot_env.batched.deal_row.DealRow`, one call per
+action, observations written by the compiled encoder) and every world's rows go through the
+actor in one batched forward pass; a rules config that does not fit a compiled row replays on
+the reference engine (the same observations, slower).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+
+from blot_env.batched.deal_row import DealRow, capacity_problem, lay_cards
+from blot_env.engine import apply_action, current_seat, legal_actions, new_deal
+from blot_env.state import Phase
+
+from .pimc import pick_weighted
+from .sampler import World
+
+
+@lru_cache(maxsize=8)
+def _deal_row(cfg: Any, kind: str) -> DealRow:
+    """One compiled row per rules config and observation kind, reused (each replay restarts it)."""
+    return DealRow(cfg, obs_kind=kind)
+
+
+def _rows_compiled(worlds: Sequence[World], me: int, encoder: Any) -> tuple[list, list, list, list]:
+    """The other seats' decisions with a choice in every world: (observations, masks, actions, world index)."""
+    row = _deal_row(worlds[0].state.cfg, encoder.kind)
+    obs_l, mask_l, act_l, own_l = [], [], [], []
+    for w, world in enumerate(worlds):
+        seat = row.start_cards(world.dealer, lay_cards(world.hands, world.stock, world.piles))
+        for a in world.state.history:
+            if seat != me:
+                obs, mask = row.observe(seat)
+                if int(mask.sum()) > 1:
+                    obs_l.append(obs.copy())
+                    mask_l.append(mask.astype(bool))
+                    act_l.append(int(a))
+                    own_l.append(w)
+            seat = row.step(int(a))
+    return obs_l, mask_l, act_l, own_l
+
+
+def _rows_reference(worlds: Sequence[World], me: int, encoder: Any) -> tuple[list, list, list, list]:
+    """:func:`_rows_compiled` on the reference engine."""
+    from blot_env.view import seat_view
+
+    n_act = encoder.layout.num_actions
+    obs_l, mask_l, act_l, own_l = [], [], [], []
+    for w, world in enumerate(worlds):
+        s = new_deal(world.state.cfg, world.dealer, world.hands, world.stock, world.piles) if world.piles \
+            else new_deal(world.state.cfg, world.dealer, world.hands, world.stock)
+        for a in world.state.history:
+            seat = current_seat(s)
+            if seat != me and s.phase != Phase.DONE:
+                legal = legal_actions(s)
+                if len(legal) > 1:
+                    mask = np.zeros(n_act, bool)
+                    mask[list(legal)] = True
+                    obs_l.append(encoder.encode(seat_view(s, seat)))
+                    mask_l.append(mask)
+                    act_l.append(int(a))
+                    own_l.append(w)
+            s = apply_action(s, int(a))
+    return obs_l, mask_l, act_l, own_l
+
+
+def policy_log_likelihood(worlds: Sequence[World], me: int, net: Any, encoder: Any) -> np.ndarray:
+    """``float64[len(worlds)]``: per world, the sum over the other seats' decisions that had
+    more than one legal action of ``log p(action taken | that seat's view in the world)`` under
+    ``net``'s actor (natural log; 0 for a world with no such decision).
+
+    Args:
+        worlds: sampled deals of one view (:func:`agents.search.sampler.sample_worlds`); their
+            ``state.history`` is the deal so far.
+        me: the seat whose view the worlds were drawn from (its own decisions are left out: they
+            are the same in every world).
+        net: an :class:`agents.ppo.network.ActorCritic` (not an oracle: it acts from views).
+        encoder: the :class:`blot_env.observation.ObservationEncoder` the network was trained on.
+
+    Raises:
+        ValueError: ``worlds`` is empty, or ``net`` is an oracle.
+    """
+    if not worlds:
+        raise ValueError("no worlds to weigh")
+    if getattr(net, "oracle", False):
+        raise ValueError("an oracle actor reads every seat's hidden cards; it gives no likelihood of a view")
+    cfg = worlds[0].state.cfg
+    rows = _rows_compiled if capacity_problem(cfg) is None else _rows_reference
+    obs_l, mask_l, act_l, own_l = rows(worlds, me, encoder)
+    out = np.zeros(len(worlds), dtype=np.float64)
+    if not obs_l:
+        return out
+    # the numerators the network was trained on (encoder.quantize, without its checks: the
+    # observations come from the encoder itself)
+    obs = torch.from_numpy(np.rint(np.stack(obs_l) / encoder.quantum).astype(np.uint8))
+    with torch.no_grad():
+        logits = net.logits(obs)
+    logits = torch.where(torch.from_numpy(np.stack(mask_l)), logits, torch.tensor(float("-inf")))
+    logp = torch.log_softmax(logits, dim=-1)[torch.arange(len(act_l)), torch.tensor(act_l)]
+    np.add.at(out, np.array(own_l), logp.double().numpy())
+    return out
+
+
+def pick_by_belief(worlds: Sequence[World], loglik: np.ndarray, k: int, power: float,
+                   rng: np.random.Generator) -> list[World]:
+    """``k`` of ``worlds`` drawn without replacement with probabilities following
+    ``exp(power * loglik)`` (:func:`agents.search.pimc.pick_weighted`; ``power`` 0: uniform).
+
+    Raises:
+        ValueError: ``power`` negative or not finite, or ``loglik`` of another length.
+    """
+    if not 0 <= power < float("inf"):
+        raise ValueError(f"power must be finite and >= 0, got {power}")
+    loglik = np.asarray(loglik, dtype=np.float64)
+    if loglik.shape != (len(worlds),):
+        raise ValueError(f"loglik has shape {loglik.shape}, expected ({len(worlds)},)")
+    x = power * loglik
+    w = np.exp(x - x.max())
+    return [worlds[i] for i in pick_weighted(w, rng.random(len(worlds)), k)]
+
+
+__all__ = ["pick_by_belief", "policy_log_likelihood"]
