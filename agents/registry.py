@@ -47,8 +47,8 @@ BUILTIN: dict[str, Callable[[], Agent]] = {
 #: aliases of the app's difficulty names (docs/rules.md, Sources: rules text 004)
 ALIASES = {"L0": "random", "L1": "rules", "easy": "rules", "L2": "rules-medium", "medium": "rules-medium"}
 KNOWN = (*BUILTIN, "pimc-K", "pimc-K:SECONDS", "pimc-insane", "pimc-insane-full", "ppo", "ppo:NAME", "ppo-search-K",
-         "ppo-search-K-eE", "ppo-search-K-bM", "ppo-search-K-zZ", "ppo-search-K:PATH.pt", "ppo-rollout-K",
-         "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt", "PATH.pt", "BIDDER+PLAYER")
+         "ppo-search-K-eE", "ppo-search-K-bM", "ppo-search-K-bM-pP", "ppo-search-K-zZ", "ppo-search-K:PATH.pt",
+         "ppo-rollout-K", "ppo-rollout-K-zZ", "ppo-rollout-K:PATH.pt", "PATH.pt", "BIDDER+PLAYER")
 
 
 class UnknownAgentError(ValueError):
@@ -185,7 +185,13 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
                      spec)
     k = int(m.group(1) or 16) if m is not None else 0
     belief = int(m.group(3)) if m is not None and m.group(3) is not None else 0
-    if m is None or k < 1 or (m.group(3) is not None and belief < k) or (m.group(4) is not None and not belief):
+    if m is not None and m.group(3) is not None and belief <= k:
+        raise UnknownAgentError(f"agent {key!r}: -bM draws M worlds to keep K={k} of them, so M must be more "
+                                f"than K (got M={belief}); e.g. ppo-search-{k}-b{4 * k}")
+    if m is not None and m.group(4) is not None and m.group(3) is None:
+        raise UnknownAgentError(f"agent {key!r}: -pP is the power of the belief weights and needs -bM before "
+                                f"it, e.g. ppo-search-{k}-b{4 * k}-p{m.group(4)}")
+    if m is None or k < 1:
         raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1), "
                                 "ppo-search-K-eE (E >= 0: tricks left solved exactly), "
                                 "ppo-search-K-bM (M >= K worlds weighed by the actor's belief), "

@@ -145,7 +145,17 @@ def test_exact_play_solves_every_candidate_in_one_search(policy_file, monkeypatc
     assert checked > 20
 
 
-def test_exact_play_and_belief_agents_play_legal_deals(policy_file):
+def test_exact_play_and_belief_agents_play_legal_deals(policy_file, monkeypatch):
+    from agents.search import net_search
+
+    picks = []
+    real_pick = net_search.pick_by_belief
+
+    def spy(worlds, ll, k, power, rng):
+        picks.append((len(worlds), k, power))
+        return real_pick(worlds, ll, k, power, rng)
+
+    monkeypatch.setattr(net_search, "pick_by_belief", spy)
     preset, path = policy_file
     rules = make_rules(preset)
     agent = make_agent(f"ppo-search-2-e{rules.num_tricks}-z1:{path}", preset)
@@ -156,6 +166,8 @@ def test_exact_play_and_belief_agents_play_legal_deals(policy_file):
         for d in range(2):
             play_legal_deal(searcher, preset, bidder=make_agent("rules", preset), dealer=d, rng=rng)
         assert searcher.decisions > 3
+    # the belief agent kept 3 of 6 worlds at its searched decisions, the other agent never picked
+    assert picks and all(p == (6, 3, 1.0) for p in picks) and len(picks) <= belief.decisions
     for bad in ("ppo-search-4-e", "ppo-search-4-ex", "ppo-search-4-z1-e8", "ppo-search-4-e-1"):
         with pytest.raises(UnknownAgentError, match="ppo-search-K-eE"):
             make_agent(bad, preset)

@@ -23,26 +23,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
 
 from blot_env.batched.deal_row import DealRow, capacity_problem, lay_cards
 from blot_env.engine import apply_action, current_seat, legal_actions, new_deal
+from blot_env.observation import ObservationEncoder
+from blot_env.rules_config import RulesConfig
 from blot_env.state import Phase
 
 from .pimc import pick_weighted
 from .sampler import World
 
+if TYPE_CHECKING:
+    from ..ppo.network import ActorCritic
+
 
 @lru_cache(maxsize=8)
-def _deal_row(cfg: Any, kind: str) -> DealRow:
+def _deal_row(cfg: RulesConfig, kind: str) -> DealRow:
     """One compiled row per rules config and observation kind, reused (each replay restarts it)."""
     return DealRow(cfg, obs_kind=kind)
 
 
-def _rows_compiled(worlds: Sequence[World], me: int, encoder: Any) -> tuple[list, list, list, list]:
+def _rows_compiled(worlds: Sequence[World], me: int, encoder: ObservationEncoder) -> tuple[list, list, list, list]:
     """The other seats' decisions with a choice in every world: (observations, masks, actions, world index)."""
     row = _deal_row(worlds[0].state.cfg, encoder.kind)
     obs_l, mask_l, act_l, own_l = [], [], [], []
@@ -60,7 +65,7 @@ def _rows_compiled(worlds: Sequence[World], me: int, encoder: Any) -> tuple[list
     return obs_l, mask_l, act_l, own_l
 
 
-def _rows_reference(worlds: Sequence[World], me: int, encoder: Any) -> tuple[list, list, list, list]:
+def _rows_reference(worlds: Sequence[World], me: int, encoder: ObservationEncoder) -> tuple[list, list, list, list]:
     """:func:`_rows_compiled` on the reference engine."""
     from blot_env.view import seat_view
 
@@ -84,7 +89,8 @@ def _rows_reference(worlds: Sequence[World], me: int, encoder: Any) -> tuple[lis
     return obs_l, mask_l, act_l, own_l
 
 
-def policy_log_likelihood(worlds: Sequence[World], me: int, net: Any, encoder: Any) -> np.ndarray:
+def policy_log_likelihood(worlds: Sequence[World], me: int, net: ActorCritic,
+                          encoder: ObservationEncoder) -> np.ndarray:
     """``float64[len(worlds)]``: per world, the sum over the other seats' decisions that had
     more than one legal action of ``log p(action taken | that seat's view in the world)`` under
     ``net``'s actor (natural log; 0 for a world with no such decision).
@@ -98,10 +104,13 @@ def policy_log_likelihood(worlds: Sequence[World], me: int, net: Any, encoder: A
         encoder: the :class:`blot_env.observation.ObservationEncoder` the network was trained on.
 
     Raises:
-        ValueError: ``worlds`` is empty, or ``net`` is an oracle.
+        ValueError: ``worlds`` is empty, ``net`` is an oracle, or ``encoder`` carries the match
+            pieces (a policy network reads per-deal observations).
     """
     if not worlds:
         raise ValueError("no worlds to weigh")
+    if encoder.match:
+        raise ValueError("the encoder carries the match pieces; the policy reads per-deal observations (match=False)")
     if getattr(net, "oracle", False):
         raise ValueError("an oracle actor reads every seat's hidden cards; it gives no likelihood of a view")
     cfg = worlds[0].state.cfg
@@ -124,18 +133,36 @@ def policy_log_likelihood(worlds: Sequence[World], me: int, net: Any, encoder: A
 def pick_by_belief(worlds: Sequence[World], loglik: np.ndarray, k: int, power: float,
                    rng: np.random.Generator) -> list[World]:
     """``k`` of ``worlds`` drawn without replacement with probabilities following
-    ``exp(power * loglik)`` (:func:`agents.search.pimc.pick_weighted`; ``power`` 0: uniform).
+    ``exp(power * loglik)`` (:func:`agents.search.pimc.pick_weighted`), in their given order.
+
+    Args:
+        worlds: the candidates (``N`` of them).
+        loglik: ``float64[N]`` log-likelihoods (:func:`policy_log_likelihood`); ``-inf`` (a world
+            the actor rules out) is picked only when fewer than ``k`` worlds are possible, and
+            when every world is ``-inf`` the pick is uniform.
+        k: worlds to keep (all ``N`` when ``k >= N``).
+        power: the exponent (0: uniform; 1: the posterior if every seat played like the actor).
+        rng: draws the keys of the weighted sampling.
 
     Raises:
-        ValueError: ``power`` negative or not finite, or ``loglik`` of another length.
+        ValueError: no worlds, ``k`` below 1, ``power`` negative or not finite, ``loglik`` of
+            another length or holding NaN.
     """
+    if not worlds or k < 1:
+        raise ValueError(f"need at least one world and k >= 1, got {len(worlds)} worlds and k={k}")
     if not 0 <= power < float("inf"):
         raise ValueError(f"power must be finite and >= 0, got {power}")
     loglik = np.asarray(loglik, dtype=np.float64)
     if loglik.shape != (len(worlds),):
         raise ValueError(f"loglik has shape {loglik.shape}, expected ({len(worlds)},)")
-    x = power * loglik
-    w = np.exp(x - x.max())
+    if np.isnan(loglik).any():
+        raise ValueError("loglik holds NaN")
+    possible = np.isfinite(loglik)
+    if not possible.any():
+        w = np.ones(len(worlds))
+    else:
+        x = np.where(possible, power * np.where(possible, loglik, 0.0), -np.inf)
+        w = np.exp(x - x[possible].max())
     return [worlds[i] for i in pick_weighted(w, rng.random(len(worlds)), k)]
 
 

@@ -79,8 +79,8 @@ class NetSearchAgent(BaseAgent):
         rollouts: value each candidate by playing the deal out with the network in every seat
             (module doc) instead of the critic and the solver; ``exact_tricks`` is then unused.
         belief: worlds drawn uniformly before ``k`` are kept by the actor's likelihood of the
-            other seats' actions (0: off, the ``k`` uniform worlds are used as drawn; else at
-            least ``k``).
+            other seats' actions (0: off, the ``k`` uniform worlds are used as drawn; else more
+            than ``k``).
         belief_power: the likelihood's exponent (1: every seat modelled as this policy;
             below 1 flattens the weights for opponents who play otherwise).
 
@@ -89,15 +89,15 @@ class NetSearchAgent(BaseAgent):
 
     Raises:
         ValueError: ``k`` / ``top`` below 1, ``exact_tricks`` or ``z`` below 0, ``belief``
-            neither 0 nor at least ``k``, ``belief_power`` negative or not finite.
+            neither 0 nor more than ``k``, ``belief_power`` negative or not finite.
         ConfigError: the policy file has no critic weights (not raised with ``rollouts``).
     """
 
     def __init__(self, agent: Any, k: int = 16, top: int = 6, exact_tricks: int = 2,
                  name: str = "ppo-search", auction: bool = False, z: float = 2.0, rollouts: bool = False,
                  belief: int = 0, belief_power: float = 0.5) -> None:
-        if (belief and belief < k) or belief < 0 or not 0 <= belief_power < float("inf"):
-            raise ValueError(f"belief must be 0 (off) or at least k={k} worlds and belief_power finite and >= 0, "
+        if (belief and belief <= k) or belief < 0 or not 0 <= belief_power < float("inf"):
+            raise ValueError(f"belief must be 0 (off) or more than k={k} worlds and belief_power finite and >= 0, "
                              f"got belief={belief}, belief_power={belief_power}")
         if k < 1 or top < 1 or exact_tricks < 0 or not 0 <= z < float("inf"):
             raise ValueError(f"k and top must be >= 1, exact_tricks >= 0 and z finite and >= 0, got k={k}, top={top}, "
