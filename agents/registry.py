@@ -184,20 +184,20 @@ def _make_net_search(key: str, cfg: RulesConfig, label: str) -> Agent:
     m = re.fullmatch(r"ppo-search(?:-(\d+))?(?:-e(\d+))?(?:-b(\d+))?(?:-p(\d+(?:\.\d+)?))?(?:-z(\d+(?:\.\d+)?))?",
                      spec)
     k = int(m.group(1) or 16) if m is not None else 0
-    belief = int(m.group(3)) if m is not None and m.group(3) is not None else 0
-    if m is not None and m.group(3) is not None and belief <= k:
-        raise UnknownAgentError(f"agent {key!r}: -bM draws M worlds to keep K={k} of them, so M must be more "
-                                f"than K (got M={belief}); e.g. ppo-search-{k}-b{4 * k}")
-    if m is not None and m.group(4) is not None and m.group(3) is None:
-        raise UnknownAgentError(f"agent {key!r}: -pP is the power of the belief weights and needs -bM before "
-                                f"it, e.g. ppo-search-{k}-b{4 * k}-p{m.group(4)}")
     if m is None or k < 1:
         raise UnknownAgentError(f"unknown agent {key!r}; expected ppo-search, ppo-search-K (K >= 1), "
                                 "ppo-search-K-eE (E >= 0: tricks left solved exactly), "
-                                "ppo-search-K-bM (M >= K worlds weighed by the actor's belief), "
+                                "ppo-search-K-bM (M > K worlds weighed by the actor's belief), "
                                 "ppo-search-K-bM-pP (P: the belief's power), "
                                 "ppo-search-K-zZ (Z >= 0: standard errors), in that order (ppo-search-K-eE-bM-zZ), "
                                 "or any of them with :PATH.pt")
+    belief = int(m.group(3)) if m.group(3) is not None else 0
+    if m.group(3) is not None and belief <= k:
+        raise UnknownAgentError(f"agent {key!r}: -bM draws M worlds to keep K={k} of them, so M must be more "
+                                f"than K (got M={belief}); e.g. ppo-search-{k}-b{4 * k}")
+    if m.group(4) is not None and m.group(3) is None:
+        raise UnknownAgentError(f"agent {key!r}: -pP is the power of the belief weights and needs -bM before "
+                                f"it, e.g. ppo-search-{k}-b{4 * k}-p{m.group(4)}")
     from .search.net_search import NetSearchAgent
 
     if path and not Path(path).is_file():

@@ -72,8 +72,7 @@ def _rows_reference(worlds: Sequence[World], me: int, encoder: ObservationEncode
     n_act = encoder.layout.num_actions
     obs_l, mask_l, act_l, own_l = [], [], [], []
     for w, world in enumerate(worlds):
-        s = new_deal(world.state.cfg, world.dealer, world.hands, world.stock, world.piles) if world.piles \
-            else new_deal(world.state.cfg, world.dealer, world.hands, world.stock)
+        s = new_deal(world.state.cfg, world.dealer, world.hands, world.stock, world.piles)
         for a in world.state.history:
             seat = current_seat(s)
             if seat != me and s.phase != Phase.DONE:
@@ -119,9 +118,7 @@ def policy_log_likelihood(worlds: Sequence[World], me: int, net: ActorCritic,
     out = np.zeros(len(worlds), dtype=np.float64)
     if not obs_l:
         return out
-    # the numerators the network was trained on (encoder.quantize, without its checks: the
-    # observations come from the encoder itself)
-    obs = torch.from_numpy(np.rint(np.stack(obs_l) / encoder.quantum).astype(np.uint8))
+    obs = torch.from_numpy(np.stack(obs_l))  # float values: the network reads them as it reads numerators
     with torch.no_grad():
         logits = net.logits(obs)
     logits = torch.where(torch.from_numpy(np.stack(mask_l)), logits, torch.tensor(float("-inf")))
